@@ -1,0 +1,82 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { Registry } from 'prom-client';
+import type { Deps } from '../src/core/context.js';
+import { AppError } from '../src/core/errors.js';
+import { errorsPlugin } from './plugins/errors.js';
+import { identifyPlugin } from './plugins/identify.js';
+import { memoryStore, rateLimitPlugin, redisStore } from './plugins/rate-limit.js';
+import { metricsPlugin } from './plugins/metrics.js';
+import { requestIdFrom, requestIdPlugin } from './plugins/request-id.js';
+import { registerRoute, type RouteDef } from './route.js';
+import { allRoutes } from './routes/index.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: Registry;
+  }
+}
+
+export interface AppOptions {
+  /** HTTPS options (cert, key); TLS 1.2 is the minimum. */
+  https?: { cert: Buffer; key: Buffer };
+  /** Extra routes (tests use this to exercise the pipeline itself). */
+  extraRoutes?: RouteDef[];
+}
+
+/**
+ * Builds the Fastify app without listening ("the app is a plugin"): our plugins in order, then
+ * every declared route. Tests drive it with inject(); `serve` adds listen and shutdown.
+ */
+export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const serverOptions: FastifyServerOptions = {
+    loggerInstance: deps.log,
+    genReqId: requestIdFrom,
+    requestIdHeader: false,
+    bodyLimit: deps.config.bodyLimitBytes,
+    trustProxy: deps.config.trustProxy,
+    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+    routerOptions: { ignoreTrailingSlash: true },
+  };
+  const app = options.https
+    ? Fastify({ ...serverOptions, https: { ...options.https, minVersion: 'TLSv1.2' } } as FastifyServerOptions)
+    : Fastify(serverOptions);
+
+  app.decorate('deps', deps);
+  app.decorate('routeDefs', [] as RouteDef[]);
+  app.decorate('metrics', metricsPlugin(app));
+
+  // An empty JSON body is no body (clients send Content-Type on body-less POSTs); anything else
+  // goes through Fastify's parser, which also refuses __proto__ poisoning.
+  // The API speaks JSON only: any other body type is 415 (routes needing one add its parser).
+  app.removeContentTypeParser('text/plain');
+  const defaultJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
+    defaultJson(request, body as string, (error, value) => {
+      if (error) return done(new AppError('invalid_json', 'The request body is not valid JSON'), undefined);
+      done(null, value);
+    });
+  });
+
+  errorsPlugin(app);
+  requestIdPlugin(app);
+  await identifyPlugin(app);
+  rateLimitPlugin(app, {
+    limit: deps.config.rateLimitPerMin,
+    store: deps.redis ? redisStore(deps.redis) : memoryStore(),
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Helpdesk API', version: '1.0.0', description: 'Multi-tenant helpdesk REST API. Conventions: docs/api.md.' },
+      servers: [{ url: deps.config.siteUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+  });
+
+  for (const def of [...allRoutes, ...(options.extraRoutes ?? [])]) registerRoute(app, def);
+  await app.ready();
+  return app;
+}

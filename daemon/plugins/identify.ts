@@ -1,0 +1,43 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Deps } from '../../src/core/context.js';
+import { resolveBearerToken } from '../../src/auth/tokens.js';
+import { tenantByHost, tenantBySlug, type TenantRef } from '../../src/tenants/resolve.js';
+
+/**
+ * Identifies every request once, before routing decisions: the bearer token (which decides the
+ * tenant), or for anonymous calls nothing yet — the tenant of an anonymous call is resolved from
+ * X-Helpdesk-Tenant or Host only by routes that need one (see route.ts).
+ */
+export function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1]! : null;
+}
+
+export async function resolveTenant(request: FastifyRequest, deps: Deps): Promise<TenantRef | null> {
+  const header = request.headers['x-helpdesk-tenant'];
+  const slug = Array.isArray(header) ? header[0] : header;
+  if (slug) return tenantBySlug(deps.db, slug);
+  const host = request.headers.host;
+  const byHost = host ? await tenantByHost(deps.db, host, deps.config.baseDomain) : null;
+  if (byHost) return byHost;
+  // Opt-in convenience for single-tenant installs; off unless HELPDESK_DEFAULT_TENANT is set.
+  return deps.config.defaultTenant ? tenantBySlug(deps.db, deps.config.defaultTenant) : null;
+}
+
+export async function identifyPlugin(app: FastifyInstance): Promise<void> {
+  app.decorateRequest('identity', null as never);
+  app.addHook('onRequest', async (request) => {
+    request.identity = { tenantId: null, actor: null, badToken: false };
+    const token = bearerToken(request);
+    if (!token) return;
+    const resolved = await resolveBearerToken(app.deps.db, token, new Date());
+    if (resolved) {
+      request.identity.tenantId = resolved.tenantId;
+      request.identity.actor = resolved.actor;
+    } else {
+      request.identity.badToken = true;
+    }
+  });
+}

@@ -1,0 +1,54 @@
+import { Type } from '@sinclair/typebox';
+import { route } from '../route.js';
+import { errors } from '../../src/core/errors.js';
+import { safeEqual } from '../../src/core/crypto.js';
+
+/** Liveness, readiness, metrics and the OpenAPI document (CONTRACT §10). */
+export const operationsRoutes = [
+  route({
+    method: 'GET', url: '/healthz', access: { kind: 'public' }, summary: 'Liveness', tags: ['operations'],
+    schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+    handler: async () => ({ status: 'ok' as const }),
+  }),
+  route({
+    method: 'GET', url: '/readyz', access: { kind: 'public' }, summary: 'Readiness: database and cache answer', tags: ['operations'],
+    schema: {
+      response: {
+        200: Type.Object({ status: Type.Literal('ready'), checks: Type.Record(Type.String(), Type.String()) }),
+      },
+    },
+    handler: async (ctx) => {
+      const checks: Record<string, string> = {};
+      const { db, redis } = ctx.deps;
+      checks.database = await Promise.race([
+        db.raw('select 1').then(() => 'ok', () => 'failed'),
+        new Promise<string>((resolve) => setTimeout(() => resolve('timeout'), 2000).unref()),
+      ]);
+      if (redis) {
+        checks.cache = await Promise.race([
+          redis.ping().then(() => 'ok', () => 'failed'),
+          new Promise<string>((resolve) => setTimeout(() => resolve('timeout'), 2000).unref()),
+        ]);
+      }
+      if (Object.values(checks).some((v) => v !== 'ok')) throw errors.notReady({ checks });
+      return { status: 'ready' as const, checks };
+    },
+  }),
+  route({
+    method: 'GET', url: '/metrics', access: { kind: 'public' }, summary: 'Prometheus metrics', tags: ['operations'],
+    schema: {},
+    handler: async (ctx, { request, reply }) => {
+      // Public by default (scrapers sit on a private network); HELPDESK_METRICS_TOKEN guards it.
+      const token = ctx.deps.config.metricsToken;
+      if (token && !safeEqual(request.headers.authorization ?? '', `Bearer ${token}`)) throw errors.unauthenticated();
+      const registry = request.server.metrics;
+      reply.type(registry.contentType);
+      return registry.metrics();
+    },
+  }),
+  route({
+    method: 'GET', url: '/openapi.json', access: { kind: 'public' }, summary: 'OpenAPI 3.1 document', tags: ['operations'],
+    schema: {},
+    handler: async (_ctx, { request }) => request.server.swagger(),
+  }),
+];

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// The test command (`npm test`): builds, finds a PostgreSQL server (HELPDESK_TEST_DATABASE_URL,
+// else the local one on 127.0.0.1:5432, else an embedded one started for this run), migrates a
+// template database once, and runs tap. Each test file clones its own database from the template,
+// so files run in parallel and never see each other's rows.
+import { spawnSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+const root = new URL('..', import.meta.url).pathname;
+process.chdir(root);
+
+function run(cmd, args) {
+  const result = spawnSync(cmd, args, { stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+console.log('# building');
+run('npx', ['tsc', '-p', 'tsconfig.json']);
+
+const { canConnect, createDb, withDatabase } = await import('../dist/src/db/connection.js');
+const { migrateLatest } = await import('../dist/src/db/migrations.js');
+
+let adminUrl = process.env.HELPDESK_TEST_DATABASE_URL || 'postgres://root@127.0.0.1:5432/postgres';
+let embedded = null;
+let embeddedDir = null;
+if (!(await canConnect(adminUrl, 2000))) {
+  const { openEmbeddedDatabase } = await import('../dist/src/db/embedded.js');
+  embeddedDir = mkdtempSync(join(tmpdir(), 'helpdesk-test-pg-'));
+  console.log(`# no PostgreSQL at ${new URL(adminUrl).host}: starting an embedded server in ${embeddedDir}`);
+  embedded = await openEmbeddedDatabase(embeddedDir);
+  adminUrl = withDatabase(embedded.url, 'postgres');
+} else {
+  console.log(`# PostgreSQL at ${new URL(adminUrl).host}`);
+}
+
+const template = `helpdesk_tpl_${randomBytes(5).toString('hex')}`;
+const admin = createDb(adminUrl, { max: 1 });
+await admin.raw(`create database ${template}`);
+const tplDb = createDb(withDatabase(adminUrl, template), { max: 1 });
+await migrateLatest(tplDb);
+await tplDb.destroy();
+
+function testFiles(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return testFiles(path);
+    return name.endsWith('.test.ts') ? [relative(root, path)] : [];
+  });
+}
+
+const args = process.argv.slice(2);
+const files = args.some((a) => !a.startsWith('-')) ? [] : testFiles(join(root, 'test'));
+const code = await new Promise((resolve) => {
+  const child = spawn('npx', ['tap', '--disable-coverage', '--timeout=180', ...args, ...files], {
+    stdio: 'inherit',
+    env: { ...process.env, HELPDESK_TEST_ADMIN_URL: adminUrl, HELPDESK_TEST_TEMPLATE: template },
+  });
+  child.on('exit', (status) => resolve(status ?? 1));
+});
+
+// Test files drop their own databases; the template goes last.
+await admin.raw(`drop database if exists ${template} with (force)`).catch(() => undefined);
+await admin.destroy();
+if (embedded) {
+  await embedded.stop();
+  rmSync(embeddedDir, { recursive: true, force: true });
+}
+process.exit(code);

@@ -1,0 +1,39 @@
+import type { Ctx } from '../core/context.js';
+import { addSeconds } from '../core/clock.js';
+import { uuidv7 } from '../core/ids.js';
+import { insertScoped, scoped } from '../db/tenant-scope.js';
+import { newSessionToken, SESSION_TTL_SECONDS } from './tokens.js';
+
+/** Sessions: created at login (24 h), revoked at logout, password reset and deactivation. */
+export interface IssuedSession {
+  id: string;
+  token: string;
+  expiresAt: Date;
+}
+
+export async function createSession(ctx: Ctx, userId: string, meta: { userAgent?: string | null } = {}): Promise<IssuedSession> {
+  const { token, hash } = newSessionToken();
+  const id = uuidv7(ctx.now.getTime());
+  const expiresAt = addSeconds(ctx.now, SESSION_TTL_SECONDS);
+  await insertScoped(ctx, 'sessions', {
+    id,
+    user_id: userId,
+    token_hash: hash,
+    ip: ctx.ip,
+    user_agent: meta.userAgent?.slice(0, 500) ?? null,
+    created_at: ctx.now,
+    expires_at: expiresAt,
+  });
+  return { id, token, expiresAt };
+}
+
+export async function revokeSession(ctx: Ctx, sessionId: string): Promise<void> {
+  await scoped(ctx, 'sessions').where('id', sessionId).whereNull('revoked_at').update({ revoked_at: ctx.now });
+}
+
+/** Revokes every live session of a user, optionally keeping one (the caller's own). */
+export async function revokeUserSessions(ctx: Ctx, userId: string, keepSessionId?: string | null): Promise<number> {
+  const query = scoped(ctx, 'sessions').where('user_id', userId).whereNull('revoked_at');
+  if (keepSessionId) query.whereNot('id', keepSessionId);
+  return query.update({ revoked_at: ctx.now });
+}

@@ -1,0 +1,89 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { resolve, join } from 'node:path';
+
+/**
+ * All configuration comes from environment variables (CONTRACT §10), read once here into a typed
+ * object. Nothing else in the code reads process.env, so tests build a Config explicitly.
+ */
+export interface Config {
+  databaseUrl: string | null;
+  dataDir: string;
+  port: number;
+  host: string;
+  siteUrl: string;
+  secretKey: string;
+  baseDomain: string | null;
+  defaultTenant: string | null;
+  redisUrl: string | null;
+  smtpUrl: string | null;
+  mailFrom: string;
+  licensePublicKey: string | null;
+  webhooksAllowPrivate: boolean;
+  rateLimitPerMin: number;
+  bodyLimitBytes: number;
+  trustProxy: boolean;
+  metricsToken: string | null;
+  adminEmail: string;
+  logLevel: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+function intFrom(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer of at least ${min}, got "${raw}"`);
+  return value;
+}
+
+function flag(env: Env, name: string): boolean {
+  return ['1', 'true', 'yes', 'on'].includes((env[name] ?? '').toLowerCase());
+}
+
+function nonEmpty(value: string | undefined): string | null {
+  return value === undefined || value.trim() === '' ? null : value.trim();
+}
+
+/**
+ * HELPDESK_SECRET_KEY encrypts secrets at rest. When absent it is generated once into the data dir,
+ * so a single-machine install needs no setup; several daemons must share an explicit key.
+ */
+export function secretKeyFor(env: Env, dataDir: string): string {
+  const explicit = nonEmpty(env.HELPDESK_SECRET_KEY);
+  if (explicit) return explicit;
+  const file = join(dataDir, 'secret.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString('hex');
+  writeFileSync(file, key + '\n', { mode: 0o600, flag: 'wx' });
+  return key;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const dataDir = resolve(nonEmpty(env.HELPDESK_DATA_DIR) ?? './.helpdesk');
+  const port = intFrom(env, 'PORT', 8080);
+  const host = nonEmpty(env.HOST) ?? '127.0.0.1';
+  return {
+    databaseUrl: nonEmpty(env.DATABASE_URL),
+    dataDir,
+    port,
+    host,
+    siteUrl: (nonEmpty(env.HELPDESK_SITE_URL) ?? `http://${host}:${port}`).replace(/\/+$/, ''),
+    secretKey: secretKeyFor(env, dataDir),
+    baseDomain: nonEmpty(env.HELPDESK_BASE_DOMAIN)?.toLowerCase() ?? null,
+    defaultTenant: nonEmpty(env.HELPDESK_DEFAULT_TENANT),
+    redisUrl: nonEmpty(env.REDIS_URL),
+    smtpUrl: nonEmpty(env.SMTP_URL),
+    mailFrom: nonEmpty(env.HELPDESK_MAIL_FROM) ?? 'Helpdesk <no-reply@helpdesk.invalid>',
+    licensePublicKey: nonEmpty(env.HELPDESK_LICENSE_PUBLIC_KEY),
+    webhooksAllowPrivate: flag(env, 'HELPDESK_WEBHOOKS_ALLOW_PRIVATE'),
+    rateLimitPerMin: intFrom(env, 'HELPDESK_RATE_LIMIT_PER_MIN', 600, 1),
+    bodyLimitBytes: intFrom(env, 'HELPDESK_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    trustProxy: flag(env, 'HELPDESK_TRUST_PROXY'),
+    metricsToken: nonEmpty(env.HELPDESK_METRICS_TOKEN),
+    adminEmail: nonEmpty(env.HELPDESK_ADMIN_EMAIL) ?? 'admin@example.com',
+    logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
+  };
+}

@@ -1,0 +1,56 @@
+import type { Knex } from 'knex';
+import type { Config } from './config.js';
+import type { SecretBox } from './crypto.js';
+import type { Logger } from './logging.js';
+import type { Mailer } from '../mail/mailer.js';
+import type { Redis } from 'ioredis';
+
+export type Role = 'admin' | 'agent' | 'customer';
+export const ROLES: readonly Role[] = ['admin', 'agent', 'customer'];
+
+/** Who is acting: a signed-in user, an API key (acting for its owner), the CLI, or the system. */
+export interface Actor {
+  type: 'user' | 'api_key' | 'cli' | 'system';
+  userId: string | null;
+  name: string;
+  role: Role | null;
+  apiKeyId: string | null;
+  sessionId: string | null;
+  /** Effective scopes; `admin` grants everything. */
+  scopes: readonly string[];
+}
+
+/** Process-wide collaborators, built once at start-up and shared by every context. */
+export interface Deps {
+  db: Knex;
+  config: Config;
+  box: SecretBox;
+  mailer: Mailer;
+  log: Logger;
+  /** Shared cache and rate-limit counters; null without REDIS_URL. */
+  redis: Redis | null;
+}
+
+/**
+ * The context of one domain operation (ARCHITECTURE rule 1): which tenant, who acts, the
+ * transaction to use, and what time it is. `afterCommit` collects effects that must run only
+ * once the change is durable (mail, NOTIFY).
+ */
+export interface Ctx {
+  tenantId: string;
+  actor: Actor;
+  trx: Knex | Knex.Transaction;
+  now: Date;
+  deps: Deps;
+  requestId: string | null;
+  ip: string | null;
+  afterCommit(effect: () => Promise<void> | void): void;
+}
+
+export const SYSTEM_ACTOR: Actor = {
+  type: 'system', userId: null, name: 'System', role: null, apiKeyId: null, sessionId: null, scopes: ['admin'],
+};
+
+export const CLI_ACTOR: Actor = {
+  type: 'cli', userId: null, name: 'CLI operator', role: null, apiKeyId: null, sessionId: null, scopes: ['admin'],
+};

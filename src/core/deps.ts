@@ -1,0 +1,30 @@
+import { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import type { Deps } from './context.js';
+import { SecretBox } from './crypto.js';
+import { createLogger, type Logger } from './logging.js';
+import { createDb } from '../db/connection.js';
+import { createMailer } from '../mail/mailer.js';
+
+/** Builds the process-wide collaborators from configuration and a database URL. */
+export function createDeps(config: Config, databaseUrl: string, options: { log?: Logger; poolMax?: number } = {}): Deps {
+  const log = options.log ?? createLogger(config.logLevel);
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false })
+    : null;
+  redis?.on('error', (error) => log.warn({ err: error }, 'redis error'));
+  return {
+    db: createDb(databaseUrl, { max: options.poolMax }),
+    config,
+    box: new SecretBox(config.secretKey),
+    mailer: createMailer(config.smtpUrl, config.mailFrom, log),
+    log,
+    redis,
+  };
+}
+
+export async function closeDeps(deps: Deps): Promise<void> {
+  deps.mailer.close();
+  deps.redis?.disconnect();
+  await deps.db.destroy();
+}

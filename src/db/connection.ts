@@ -1,0 +1,38 @@
+import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
+
+export type { Knex };
+
+// bigint (count(*), sums) stays a string on purpose: convert deliberately where it is read.
+// timestamptz arrives as a Date; numeric stays a string.
+
+/** A knex instance on PostgreSQL. `max` is the pool size (a job worker needs few connections). */
+export function createDb(connectionString: string, options: { max?: number } = {}): Knex {
+  return knexFactory({
+    client: 'pg',
+    connection: { connectionString, application_name: 'helpdesk' },
+    pool: { min: 0, max: options.max ?? 10 },
+    acquireConnectionTimeout: 10_000,
+  });
+}
+
+/** Points a connection string at another database on the same server. */
+export function withDatabase(connectionString: string, database: string): string {
+  const url = new URL(connectionString);
+  url.pathname = '/' + encodeURIComponent(database);
+  return url.toString();
+}
+
+/** Answers whether a server accepts connections, within `timeoutMs`. */
+export async function canConnect(connectionString: string, timeoutMs = 2000): Promise<boolean> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

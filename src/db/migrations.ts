@@ -1,0 +1,54 @@
+import { readdirSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import type { Knex } from 'knex';
+
+/**
+ * Migrations live in `migrations/` (compiled to `dist/migrations/`). knex records names with their
+ * extension, so running `.ts` in development and `.js` when built would look like two histories;
+ * this source strips the extension so both record the same name.
+ */
+const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+
+class StrippedExtensionSource implements Knex.MigrationSource<string> {
+  async getMigrations(): Promise<string[]> {
+    return readdirSync(MIGRATIONS_DIR)
+      .filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'))
+      .sort();
+  }
+  getMigrationName(file: string): string {
+    return file.replace(/\.(ts|js)$/, '');
+  }
+  async getMigration(file: string): Promise<Knex.Migration> {
+    return import(pathToFileURL(join(MIGRATIONS_DIR, file)).href);
+  }
+}
+
+const options = (): Knex.MigratorConfig => ({
+  migrationSource: new StrippedExtensionSource(),
+  tableName: 'knex_migrations',
+});
+
+export async function migrateLatest(db: Knex): Promise<string[]> {
+  const [, applied] = (await db.migrate.latest(options())) as [number, string[]];
+  return applied;
+}
+
+export async function migrateRollback(db: Knex): Promise<string[]> {
+  const [, rolledBack] = (await db.migrate.rollback(options())) as [number, string[]];
+  return rolledBack;
+}
+
+export interface MigrationStatus {
+  applied: string[];
+  pending: string[];
+}
+
+export async function migrationStatus(db: Knex): Promise<MigrationStatus> {
+  const [completed, pending] = (await db.migrate.list(options())) as [Array<{ name: string }>, Array<{ file: string }>];
+  const source = new StrippedExtensionSource();
+  return {
+    applied: completed.map((m) => m.name),
+    pending: pending.map((m) => source.getMigrationName(m.file)),
+  };
+}

@@ -1,0 +1,24 @@
+import type { Knex } from 'knex';
+import type { Ctx } from '../core/context.js';
+
+/**
+ * Tenant isolation by construction (ARCHITECTURE rule 2): services reach tenant-owned tables only
+ * through these helpers, which put `tenant_id` into every query. A query built without them on a
+ * tenant-owned table is reported by the tenant guard (src/db/tenant-guard.ts) in tests.
+ */
+export function scoped<T extends {} = any>(ctx: Pick<Ctx, 'trx' | 'tenantId'>, table: string): Knex.QueryBuilder<T, any> {
+  const alias = table.includes(' as ') ? table.split(' as ')[1]!.trim() : table;
+  return ctx.trx<T>(table).where(`${alias}.tenant_id`, ctx.tenantId);
+}
+
+/** Inserts rows into a tenant-owned table with this context's tenant, returning them. */
+export async function insertScoped<T = any>(ctx: Pick<Ctx, 'trx' | 'tenantId'>, table: string, rows: Record<string, unknown> | Record<string, unknown>[]): Promise<T[]> {
+  const list = (Array.isArray(rows) ? rows : [rows]).map((row) => ({ ...row, tenant_id: ctx.tenantId }));
+  return ctx.trx(table).insert(list).returning('*') as Promise<T[]>;
+}
+
+/** Postgres error codes the services translate into contract errors. */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const e = error as { code?: string; constraint?: string };
+  return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
+}
