@@ -12,13 +12,11 @@ import { randomBytes } from 'node:crypto';
 const root = new URL('..', import.meta.url).pathname;
 process.chdir(root);
 
-function run(cmd, args) {
-  const result = spawnSync(cmd, args, { stdio: 'inherit' });
-  if (result.status !== 0) process.exit(result.status ?? 1);
-}
-
 console.log('# building');
-run('npx', ['tsc', '-p', 'tsconfig.json']);
+// Type errors fail the run; HELPDESK_TEST_ALLOW_TYPE_ERRORS=1 lets tests run anyway while a
+// change is half-way (tsc still emits), for local iteration only.
+const build = spawnSync('npx', ['tsc', '-p', 'tsconfig.json'], { stdio: 'inherit' });
+if (build.status !== 0 && process.env.HELPDESK_TEST_ALLOW_TYPE_ERRORS !== '1') process.exit(build.status ?? 1);
 
 const { canConnect, createDb, withDatabase } = await import('../dist/src/db/connection.js');
 const { migrateLatest } = await import('../dist/src/db/migrations.js');
