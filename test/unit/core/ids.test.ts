@@ -1,0 +1,20 @@
+import t from 'tap';
+import { isUuid, randomToken, uuidv7 } from '../../../src/core/ids.js';
+
+t.test('uuidv7 is a valid, time-ordered UUID', async (t) => {
+  const a = uuidv7(1_700_000_000_000);
+  const b = uuidv7(1_700_000_000_001);
+  t.ok(isUuid(a));
+  t.match(a, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  t.ok(a < b, 'a later millisecond sorts later');
+  t.equal(a.slice(0, 13).replace('-', ''), (1_700_000_000_000).toString(16).padStart(12, '0'));
+  t.not(uuidv7(5), uuidv7(5), 'random bits differ within one millisecond');
+});
+
+t.test('isUuid refuses non-UUIDs', async (t) => {
+  for (const bad of ['', 'abc', '1; drop table users', '00000000-0000-0000-0000-00000000000g', 42, null]) t.notOk(isUuid(bad));
+});
+
+t.test('randomToken has the requested entropy', async (t) => {
+  t.equal(Buffer.from(randomToken(32), 'base64url').length, 32);
+});
