@@ -37,3 +37,8 @@ export async function revokeUserSessions(ctx: Ctx, userId: string, keepSessionId
   if (keepSessionId) query.whereNot('id', keepSessionId);
   return query.update({ revoked_at: ctx.now });
 }
+
+/** Logout: ends the caller's own session if the request carried one; nothing else to do otherwise. */
+export async function endCurrentSession(ctx: Ctx): Promise<void> {
+  if (ctx.actor.type === 'user' && ctx.actor.sessionId) await revokeSession(ctx, ctx.actor.sessionId);
+}

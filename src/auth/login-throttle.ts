@@ -1,0 +1,42 @@
+import type { Ctx } from '../core/context.js';
+import { errors } from '../core/errors.js';
+import { uuidv7 } from '../core/ids.js';
+import { insertScoped, scoped } from '../db/tenant-scope.js';
+
+/**
+ * Brute-force protection per email address (CONTRACT §3): 10 failed sign-ins within 15 minutes
+ * lock that address until enough failures leave the window. Counted in Postgres so every daemon
+ * sees the same failures; keyed on the address as typed (lower-cased), known or not, so the lock
+ * itself reveals nothing about which accounts exist.
+ */
+export const MAX_FAILURES = 10;
+export const WINDOW_SECONDS = 15 * 60;
+
+/** Refuses with 429 while the address is locked, even before the password is looked at. */
+export async function assertNotThrottled(ctx: Ctx, email: string): Promise<void> {
+  const windowStart = new Date(ctx.now.getTime() - WINDOW_SECONDS * 1000);
+  const failures: Array<{ created_at: Date }> = await scoped(ctx, 'login_attempts')
+    .where({ email, succeeded: false })
+    .where('created_at', '>', windowStart)
+    .orderBy('created_at', 'desc')
+    .limit(MAX_FAILURES)
+    .select('created_at');
+  if (failures.length < MAX_FAILURES) return;
+  // The lock lifts when the 10th most recent failure (the oldest one that still counts) leaves the window.
+  const liftsAt = failures[MAX_FAILURES - 1]!.created_at.getTime() + WINDOW_SECONDS * 1000;
+  throw errors.rateLimited((liftsAt - ctx.now.getTime()) / 1000, 'Too many failed sign-in attempts for this account');
+}
+
+/**
+ * Records one attempt. Requests refused by the lock are not recorded: they never tested a
+ * password, and counting them would let an attacker extend the lock forever.
+ */
+export async function recordLoginAttempt(ctx: Ctx, email: string, succeeded: boolean): Promise<void> {
+  await insertScoped(ctx, 'login_attempts', {
+    id: uuidv7(ctx.now.getTime()),
+    email,
+    ip: ctx.ip,
+    succeeded,
+    created_at: ctx.now,
+  });
+}

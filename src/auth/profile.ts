@@ -1,0 +1,95 @@
+import { IANAZone } from 'luxon';
+import type { Ctx } from '../core/context.js';
+import { toRfc3339 } from '../core/clock.js';
+import { errors, type FieldProblem } from '../core/errors.js';
+import { scoped } from '../db/tenant-scope.js';
+import type { UserRow } from '../directory/user-store.js';
+import { diff, recordAudit } from '../audit/service.js';
+import { currentUser } from './current-user.js';
+
+/** The caller's own profile (GET/PATCH /auth/me). */
+export interface ProfileOut {
+  id: string;
+  email: string;
+  name: string;
+  role: string;
+  phone: string | null;
+  avatar_url: string | null;
+  timezone: string | null;
+  locale: string | null;
+  organization_id: string | null;
+  two_factor_enabled: boolean;
+  last_login_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function profileOut(user: UserRow): ProfileOut {
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    phone: user.phone,
+    avatar_url: user.avatar_url,
+    timezone: user.timezone,
+    locale: user.locale,
+    organization_id: user.organization_id,
+    two_factor_enabled: user.two_factor_enabled,
+    last_login_at: toRfc3339(user.last_login_at),
+    created_at: toRfc3339(user.created_at)!,
+    updated_at: toRfc3339(user.updated_at)!,
+  };
+}
+
+export async function getProfile(ctx: Ctx): Promise<ProfileOut> {
+  return profileOut(await currentUser(ctx));
+}
+
+/** Fields a user may change on themselves; absent means unchanged, null clears (except name). */
+export interface ProfilePatch {
+  name?: string;
+  phone?: string | null;
+  avatar_url?: string | null;
+  timezone?: string | null;
+  locale?: string | null;
+}
+
+const EDITABLE = ['name', 'phone', 'avatar_url', 'timezone', 'locale'] as const;
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+function patchProblems(patch: ProfilePatch): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  if (patch.name !== undefined && !patch.name.trim()) problems.push({ field: 'name', message: 'must not be blank' });
+  if (patch.avatar_url != null && !isHttpUrl(patch.avatar_url)) problems.push({ field: 'avatar_url', message: 'must be an http or https URL' });
+  if (patch.timezone != null && !IANAZone.isValidZone(patch.timezone)) {
+    problems.push({ field: 'timezone', message: 'must be an IANA time zone name such as Europe/Berlin' });
+  }
+  return problems;
+}
+
+export async function updateProfile(ctx: Ctx, patch: ProfilePatch): Promise<ProfileOut> {
+  const problems = patchProblems(patch);
+  if (problems.length) throw errors.validation(problems);
+  const before = await currentUser(ctx);
+  const changes: Partial<Record<(typeof EDITABLE)[number], string | null>> = {};
+  for (const field of EDITABLE) {
+    const value = patch[field];
+    // Blank text clears a field like null does (a blank name was refused above).
+    if (value !== undefined) changes[field] = value === null ? null : value.trim() || null;
+  }
+  const audited = diff(before as unknown as Record<string, unknown>, { ...before, ...changes }, [...EDITABLE]);
+  if (!Object.keys(audited).length) return profileOut(before);
+
+  const [after]: UserRow[] = await scoped(ctx, 'users').where('id', before.id).update({ ...changes, updated_at: ctx.now }).returning('*');
+  await recordAudit(ctx, { action: 'user.updated', resourceType: 'user', resourceId: before.id, changes: audited });
+  return profileOut(after!);
+}

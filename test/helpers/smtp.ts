@@ -1,0 +1,53 @@
+import { SMTPServer } from 'smtp-server';
+import type { AddressInfo } from 'node:net';
+import type { Test } from 'tap';
+
+/**
+ * A real SMTP receiver on loopback for tests: pass `url` as the app's smtpUrl, then read what
+ * arrived. Messages are kept raw (RFC 822 text), decoded from quoted-printable when needed.
+ */
+export interface ReceivedMail {
+  to: string[];
+  raw: string;
+}
+
+export interface SmtpSink {
+  url: string;
+  messages: ReceivedMail[];
+}
+
+function decodeQuotedPrintable(raw: string): string {
+  return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+export async function smtpSink(t: Test): Promise<SmtpSink> {
+  const messages: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        messages.push({
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: /quoted-printable/i.test(raw) ? decodeQuotedPrintable(raw) : raw,
+        });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const { port } = server.server.address() as AddressInfo;
+  return { url: `smtp://127.0.0.1:${port}`, messages };
+}
+
+/** Waits (briefly) until `count` messages arrived: mail is sent after commit, off the request. */
+export async function waitForMail(sink: SmtpSink, count: number, timeoutMs = 5000): Promise<ReceivedMail[]> {
+  const deadline = Date.now() + timeoutMs;
+  while (sink.messages.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  return sink.messages;
+}
