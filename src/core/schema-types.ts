@@ -1,0 +1,20 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/**
+ * Small TypeBox builders the API schemas share. They exist because the obvious TypeBox forms
+ * (`Type.Union` of literals, of `T | null`) compile to `anyOf`, whose validation errors come out as
+ * three or four problems for one bad field; `enum` and `type: [T, 'null']` give exactly one.
+ */
+
+/** A string from a fixed list: one `enum` problem ("must be one of a, b, c") when it is not. */
+export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+/** `T | null` for a primitive schema (string, integer, number, boolean). */
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type as string, 'null'] });
+}
+
+/** An RFC 3339 timestamp (input accepts any offset; output is UTC with ms and `Z`). */
+export const Timestamp = (options: Record<string, unknown> = {}) => Type.String({ format: 'date-time', ...options });

@@ -1,0 +1,161 @@
+import { IANAZone } from 'luxon';
+import type { Actor, Ctx, Role } from '../core/context.js';
+import { errors, type FieldProblem } from '../core/errors.js';
+import { toRfc3339 } from '../core/clock.js';
+import { paginatePage, type Page } from '../core/pagination.js';
+import { isUniqueViolation, scoped } from '../db/tenant-scope.js';
+import { revokeUserSessions } from '../auth/sessions.js';
+import { diff, recordAudit } from '../audit/service.js';
+import { findUser, insertUser, normaliseEmail, type UserRow } from './user-store.js';
+import { assertSeatAvailable, lockTenant } from './seats.js';
+import type { User, UserCreate, UserListQuery, UserUpdate } from './user-schemas.js';
+
+/**
+ * Staff roster and customer directory: list, create, read, update, role changes. Seats bound the
+ * number of active agents and admins (seats.ts); a tenant always keeps one active admin.
+ */
+export function userOut(row: UserRow): User {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    active: row.active,
+    phone: row.phone,
+    notes: row.notes,
+    department: row.department,
+    alternate_emails: row.alternate_emails ?? [],
+    custom_fields: row.custom_fields ?? {},
+    is_vip: row.is_vip,
+    max_concurrent_conversations: row.max_concurrent_conversations,
+    organization_id: row.organization_id,
+    avatar_url: row.avatar_url,
+    timezone: row.timezone,
+    locale: row.locale,
+    two_factor_enabled: row.two_factor_enabled,
+    invited_at: toRfc3339(row.invited_at),
+    last_login_at: toRfc3339(row.last_login_at),
+    created_at: toRfc3339(row.created_at)!,
+    updated_at: toRfc3339(row.updated_at)!,
+  };
+}
+
+const isStaff = (role: Role) => role === 'admin' || role === 'agent';
+
+/** Admins, and operators at the CLI, may hand out the admin role; an API key acts as its owner. */
+function actsAsAdmin(actor: Actor): boolean {
+  return actor.role === 'admin' || actor.type === 'cli' || actor.type === 'system';
+}
+
+function requireAdminActor(ctx: Ctx): void {
+  if (!actsAsAdmin(ctx.actor)) throw errors.forbidden('Only admins may grant or take away the admin role');
+}
+
+/** Checks the schema cannot express; all problems at once. */
+function checkProfile(input: { name?: string; timezone?: string | null }): void {
+  const problems: FieldProblem[] = [];
+  if (input.name !== undefined && !input.name.trim()) problems.push({ field: 'name', message: 'must not be blank' });
+  if (input.timezone != null && !IANAZone.isValidZone(input.timezone)) problems.push({ field: 'timezone', message: 'must be an IANA time zone such as Europe/Berlin' });
+  if (problems.length) throw errors.validation(problems);
+}
+
+/** Column values of the profile fields present in the input (absent = unchanged). */
+function profileColumns(input: Partial<UserCreate & UserUpdate>): Record<string, unknown> {
+  const columns: Record<string, unknown> = {};
+  const copy = ['phone', 'notes', 'department', 'is_vip', 'max_concurrent_conversations', 'organization_id', 'avatar_url', 'timezone', 'locale', 'active'] as const;
+  for (const field of copy) if (input[field] !== undefined) columns[field] = input[field];
+  if (input.name !== undefined) columns.name = input.name.trim();
+  if (input.email !== undefined) columns.email = normaliseEmail(input.email);
+  if (input.alternate_emails !== undefined) columns.alternate_emails = [...new Set(input.alternate_emails.map(normaliseEmail))];
+  if (input.custom_fields !== undefined) columns.custom_fields = input.custom_fields;
+  return columns;
+}
+
+const AUDITED_FIELDS = ['email', 'name', 'phone', 'notes', 'department', 'alternate_emails', 'custom_fields', 'is_vip',
+  'max_concurrent_conversations', 'organization_id', 'avatar_url', 'timezone', 'locale', 'active'];
+
+export async function listUsers(ctx: Ctx, query: UserListQuery): Promise<Page<User>> {
+  const qb = scoped<UserRow>(ctx, 'users');
+  if (query.role) qb.where('role', query.role);
+  if (query.active !== undefined) qb.where('active', query.active);
+  if (query.q) {
+    const pattern = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    qb.where((w) => w.whereILike('name', pattern).orWhereILike('email', pattern));
+  }
+  qb.orderBy(query.sort_by ?? 'created_at', query.sort_dir ?? 'asc').orderBy('id', query.sort_dir ?? 'asc');
+  return paginatePage<UserRow, User>(query, qb, userOut);
+}
+
+export async function loadUser(ctx: Ctx, id: string): Promise<UserRow> {
+  const row = await findUser(ctx, id);
+  if (!row) throw errors.notFound('user', id);
+  return row;
+}
+
+export async function getUser(ctx: Ctx, id: string): Promise<User> {
+  return userOut(await loadUser(ctx, id));
+}
+
+export async function createUser(ctx: Ctx, input: UserCreate): Promise<User> {
+  checkProfile(input);
+  const role = input.role ?? 'customer';
+  if (role === 'admin') requireAdminActor(ctx);
+  if (isStaff(role)) await assertSeatAvailable(ctx);
+  const row = await insertUser(ctx, { ...profileColumns(input), email: input.email, name: input.name, role, password: input.password ?? null });
+  await recordAudit(ctx, { action: 'user.created', resourceType: 'user', resourceId: row.id, changes: { email: row.email, name: row.name, role } });
+  return userOut(row);
+}
+
+/** Refuses when `user` is the last active admin (called with the tenant row locked). */
+async function assertAnotherActiveAdmin(ctx: Ctx, user: UserRow, action: string): Promise<void> {
+  const other = await scoped(ctx, 'users').where({ role: 'admin', active: true }).whereNot('id', user.id).first('id');
+  if (!other) throw errors.conflict(`Cannot ${action} the last active admin`, { reason: 'last_active_admin' });
+}
+
+async function saveUser(ctx: Ctx, id: string, columns: Record<string, unknown>): Promise<UserRow> {
+  try {
+    const [row] = await scoped<UserRow>(ctx, 'users').where('id', id).update({ ...columns, updated_at: ctx.now }).returning('*');
+    return row as UserRow;
+  } catch (error) {
+    if (isUniqueViolation(error, 'users_email')) throw errors.alreadyExists('user', 'email', String(columns.email));
+    throw error;
+  }
+}
+
+export async function updateUser(ctx: Ctx, id: string, input: UserUpdate): Promise<User> {
+  const before = await loadUser(ctx, id);
+  checkProfile(input);
+  const columns = profileColumns(input);
+  const deactivating = input.active === false && before.active;
+  const reactivating = input.active === true && !before.active;
+  if (deactivating) {
+    if (ctx.actor.userId === id) throw errors.conflict('You cannot deactivate yourself');
+    if (before.role === 'admin') {
+      await lockTenant(ctx);
+      await assertAnotherActiveAdmin(ctx, before, 'deactivate');
+    }
+  }
+  if (reactivating && isStaff(before.role)) await assertSeatAvailable(ctx);
+
+  const changes = diff(before as unknown as Record<string, unknown>, { ...before, ...columns }, AUDITED_FIELDS);
+  if (!Object.keys(changes).length) return userOut(before);
+  const after = await saveUser(ctx, id, columns);
+  // A deactivated user is signed out everywhere; their API keys stop resolving with them.
+  if (deactivating) await revokeUserSessions(ctx, id);
+  await recordAudit(ctx, { action: 'user.updated', resourceType: 'user', resourceId: id, changes });
+  return userOut(after);
+}
+
+export async function changeRole(ctx: Ctx, id: string, role: Role): Promise<User> {
+  const before = await loadUser(ctx, id);
+  if (before.role === role) return userOut(before);
+  if (role === 'admin' || before.role === 'admin') requireAdminActor(ctx);
+  if (before.role === 'admin' && before.active) {
+    await lockTenant(ctx);
+    await assertAnotherActiveAdmin(ctx, before, 'demote');
+  }
+  if (!isStaff(before.role) && isStaff(role) && before.active) await assertSeatAvailable(ctx);
+  const after = await saveUser(ctx, id, { role });
+  await recordAudit(ctx, { action: 'user.role_changed', resourceType: 'user', resourceId: id, changes: { from: before.role, to: role } });
+  return userOut(after);
+}
