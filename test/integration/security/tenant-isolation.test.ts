@@ -1,0 +1,120 @@
+import t from 'tap';
+import { Value } from '@sinclair/typebox/value';
+import type { TSchema } from '@sinclair/typebox';
+import { call, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
+import type { RouteDef } from '../../../daemon/route.js';
+import { CLI_ACTOR } from '../../../src/core/context.js';
+import { uuidv7 } from '../../../src/core/ids.js';
+import { inTransaction } from '../../../src/db/transaction.js';
+import { createSession } from '../../../src/auth/sessions.js';
+import { issueApiKey } from '../../../src/auth/api-key-store.js';
+
+/**
+ * Walks EVERY registered route as tenant B, aimed at tenant A's resources, and asserts that B can
+ * neither see nor touch them: routes with ids answer 404, lists show none of A's data, anonymous
+ * calls to token routes answer 401. Routes added later are walked too; a path parameter this test
+ * cannot fill with one of A's ids fails the test until a fixture for it is added below.
+ */
+
+/** Gives both tenants every licence feature, so the walk tests isolation and not licensing. */
+async function licenseEverything(env: TestEnv, tenantId: string): Promise<void> {
+  const now = new Date();
+  await env.deps.db('licenses').insert({
+    tenant_id: tenantId, id: uuidv7(), license_id: `test-${tenantId}`, customer: 'Isolation test', edition: 'enterprise',
+    modules: ['meetings', 'bi', 'rbac', 'archiver'], seats: null, issued_at: now, expires_at: null, raw: 'test', installed_at: now,
+  });
+}
+
+function exampleBody(def: RouteDef): unknown {
+  if (def.example?.body !== undefined) return def.example.body;
+  if (!def.schema.body) return undefined;
+  try {
+    return Value.Create(def.schema.body as TSchema);
+  } catch {
+    return {};
+  }
+}
+
+t.test('no route lets one tenant reach another tenant', async (t) => {
+  const env = await testApp(t);
+  const a = await tenantFixture(env, 'tenant-a');
+  const b = await tenantFixture(env, 'tenant-b');
+  await licenseEverything(env, a.id);
+  await licenseEverything(env, b.id);
+
+  // Tenant A's resources: their ids fill path parameters; their ids and emails must never appear in B's answers.
+  const aCustomer = await userFixture(env, a.id, 'customer', 'secret-customer@tenant-a.example.com');
+  const aAgent = await userFixture(env, a.id, 'agent', 'secret-agent@tenant-a.example.com');
+  const aKey = await inTransaction(env.deps, { tenantId: a.id, actor: CLI_ACTOR, now: new Date() }, (ctx) =>
+    issueApiKey(ctx, { userId: a.admin.id, name: 'A key', scopes: ['users:read'], expiresAt: null }),
+  );
+
+  /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
+  const aIds: Record<string, string> = {
+    users: aCustomer.id,
+    'api-keys': aKey.row.id,
+    userId: aAgent.id,
+  };
+  const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.row.id, aKey.row.prefix];
+
+  const freshBToken = () =>
+    inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
+
+  const defs = env.app.routeDefs.filter((d) => d.access.kind !== 'public');
+  t.ok(defs.length >= 10, `walking ${defs.length} routes`);
+
+  for (const def of defs) {
+    const label = `${def.method} ${def.url}`;
+    const params = [...def.url.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+    let unresolved = false;
+    const path = def.url.replace(/([\w-]+)\/:(\w+)/g, (_all, segment: string, param: string) => {
+      const id = aIds[param] ?? (param === 'id' ? aIds[segment] : undefined);
+      if (!id) unresolved = true;
+      return `${segment}/${id}`;
+    });
+    if (unresolved) {
+      t.fail(`${label}: no fixture of tenant A for its path parameters (${params.join(', ')}); add one to aIds`);
+      continue;
+    }
+    const body = exampleBody(def);
+    const query = def.example?.query;
+
+    // As B (token decides the tenant), also when B names A in the tenant header.
+    for (const headers of [{}, { 'x-helpdesk-tenant': a.slug }]) {
+      const res = await call(env, def.method, path, { token: await freshBToken(), body, query, headers });
+      const where = `${label} as tenant B${Object.keys(headers).length ? ' naming A in X-Helpdesk-Tenant' : ''}`;
+      t.not(res.statusCode, 500, `${where}: no server error (${res.body.slice(0, 200)})`);
+      if (params.length) t.equal(res.statusCode, 404, `${where}: A's resource is not found (${res.body.slice(0, 160)})`);
+      // The 404 message may echo the id the caller sent itself; anything else of A is a leak.
+      const leaked = secrets.filter((s) => res.body.includes(s) && !path.includes(s));
+      t.same(leaked, [], `${where}: leaks nothing of A`);
+    }
+
+    // Anonymous: token routes refuse; tenant routes aimed at A with B's CSRF token refuse too.
+    if (def.access.kind === 'token') {
+      const res = await call(env, def.method, path, { body, query });
+      t.equal(res.statusCode, 401, `${label} anonymous: 401`);
+    }
+  }
+
+  t.same(env.guard.violations, [], 'no query touched a tenant-owned table without tenant_id');
+});
+
+t.test('a CSRF token of one tenant is refused by another', async (t) => {
+  const env = await testApp(t);
+  const a = await tenantFixture(env, 'csrf-a');
+  const b = await tenantFixture(env, 'csrf-b');
+  const csrfRoutes = env.app.routeDefs.filter((d) => d.access.kind === 'csrf');
+  const bCsrf = (await call(env, 'GET', '/auth/csrf', { tenant: b.slug })).json().csrf_token as string;
+  t.ok(bCsrf, 'B obtained a CSRF token');
+  for (const def of csrfRoutes) {
+    const res = await call(env, def.method, def.url, { tenant: a.slug, csrf: bCsrf, body: exampleBody(def) });
+    t.equal(res.statusCode, 403, `${def.method} ${def.url}: 403`);
+    t.equal(res.json().code, 'csrf_invalid');
+  }
+  const unknownTenant = await call(env, 'GET', '/auth/csrf', { tenant: 'no-such-tenant' });
+  t.equal(unknownTenant.statusCode, 404);
+  t.equal(unknownTenant.json().code, 'tenant_not_found');
+  const noTenant = await call(env, 'GET', '/auth/csrf');
+  t.equal(noTenant.json().code, 'tenant_not_found');
+});
