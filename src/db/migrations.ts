@@ -45,10 +45,12 @@ export interface MigrationStatus {
 }
 
 export async function migrationStatus(db: Knex): Promise<MigrationStatus> {
-  const [completed, pending] = (await db.migrate.list(options())) as [Array<{ name: string }>, Array<{ file: string }>];
+  // With a custom migration source, knex lists pending migrations as the source's own values
+  // (here: file names), not as {file} objects.
+  const [completed, pending] = (await db.migrate.list(options())) as [Array<{ name: string }>, string[]];
   const source = new StrippedExtensionSource();
   return {
     applied: completed.map((m) => m.name),
-    pending: pending.map((m) => source.getMigrationName(m.file)),
+    pending: pending.map((file) => source.getMigrationName(file)),
   };
 }
