@@ -1,0 +1,29 @@
+import type { Deps } from '../core/context.js';
+import { sessionCleanup } from './session-cleanup.js';
+
+/**
+ * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
+ * schedule in a worker thread, and `helpdesk jobs run NAME --now TS` runs one in-process.
+ * A job takes `now` (ARCHITECTURE rule 5) so it can run at a simulated time, and must be
+ * idempotent: a run that repeats or overlaps another daemon's run does no harm.
+ */
+export interface JobDef {
+  name: string;
+  description: string;
+  /** Bree schedule: a human interval (`'1h'`, `'30s'`) or a cron expression (`'0 3 * * *'`). */
+  schedule: string;
+  run(deps: Deps, now: Date): Promise<Record<string, unknown>>;
+}
+
+export const JOBS: readonly JobDef[] = [
+  {
+    name: 'session-cleanup',
+    description: 'Purges sessions expired or revoked over a week ago, and spent reset tokens, login challenges and login attempts over a day old, in every tenant',
+    schedule: '1h',
+    run: sessionCleanup,
+  },
+];
+
+export function findJob(name: string, jobs: readonly JobDef[] = JOBS): JobDef | null {
+  return jobs.find((job) => job.name === name) ?? null;
+}
