@@ -1,0 +1,152 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Test } from 'tap';
+
+/**
+ * End-to-end helpers: the real `helpdesk` executable (bin/run.js over dist/, built by `npm test`)
+ * in child processes, with a clean environment so nothing of the test runner leaks in.
+ */
+const ROOT = new URL('../../', import.meta.url).pathname;
+const BIN = join(ROOT, 'bin', 'run.js');
+
+export type Env = Record<string, string>;
+
+/** A fresh data dir, removed with the test. World-readable: embedded Postgres runs as another user under root. */
+export function tempDataDir(t: Test): string {
+  const dir = mkdtempSync(join(tmpdir(), 'helpdesk-e2e-'));
+  chmodSync(dir, 0o755);
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** The environment of a child: the machine's basics plus the given Helpdesk settings. */
+export function cliEnv(settings: Env): Env {
+  const env: Env = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value === undefined || /^(TAP|TS_NODE|NODE_OPTIONS|DATABASE_URL|HELPDESK_|PORT$|HOST$|LOG_LEVEL)/.test(key)) continue;
+    env[key] = value;
+  }
+  return { ...env, HELPDESK_SECRET_KEY: 'e2e-secret-key', LOG_LEVEL: 'warn', ...settings };
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  json(): any;
+}
+
+/** Runs `helpdesk ARGS` to completion. */
+export function runCli(args: string[], env: Env, timeoutMs = 30_000): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`helpdesk ${args.join(' ')} timed out\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, json: () => JSON.parse(stdout) });
+    });
+  });
+}
+
+export interface Served {
+  child: ChildProcess;
+  /** `http://127.0.0.1:PORT` from the "listening" line. */
+  url: string;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code once the process ended. */
+  exited: Promise<number | null>;
+}
+
+/** Starts `helpdesk serve ARGS` and waits for its "listening" line; killed at teardown if still running. */
+export function startServe(t: Test, args: string[], env: Env, timeoutMs = 45_000): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env, cwd: ROOT });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  t.teardown(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start in time\n${stdout}\n${stderr}`)), timeoutMs);
+    const check = () => {
+      const match = /Helpdesk listening on (\S+)/.exec(stdout);
+      if (!match) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', check);
+      resolve({ child, url: match[1]!, stdout: () => stdout, stderr: () => stderr, exited });
+    };
+    child.stdout!.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited with ${code} before listening\n${stdout}\n${stderr}`));
+    });
+  });
+}
+
+/** The administrator login that a first start prints. */
+export function printedLogin(stdout: string): { email: string; password: string } | null {
+  const email = /^\s+email:\s+(\S+)$/m.exec(stdout);
+  const password = /^\s+password:\s+(\S+)$/m.exec(stdout);
+  return email && password ? { email: email[1]!, password: password[1]! } : null;
+}
+
+/** JSON over HTTP with fetch (Node 20). */
+export async function http(url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+  const response = await fetch(url, {
+    method: init.method ?? 'GET',
+    headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+/** Signs in through the public flow: GET /auth/csrf, then POST /auth/login. */
+export async function login(baseUrl: string, tenant: string, email: string, password: string): Promise<string> {
+  const headers = { 'x-helpdesk-tenant': tenant };
+  const csrf = await http(`${baseUrl}/api/v1/auth/csrf`, { headers });
+  if (csrf.status !== 200) throw new Error(`GET /auth/csrf answered ${csrf.status}`);
+  const res = await http(`${baseUrl}/api/v1/auth/login`, { method: 'POST', headers: { ...headers, 'x-csrf-token': csrf.body.csrf_token }, body: { email, password } });
+  if (res.status !== 200) throw new Error(`POST /auth/login answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body.token;
+}
+
+/**
+ * Runs a command class in this process (no node start-up per call), with `env` added to the
+ * environment, capturing what it writes. Pipes are synchronous on Linux, so nothing of tap's own
+ * output is written while a command runs.
+ */
+export async function runCommand(command: { run(argv?: string[], opts?: string): Promise<unknown> }, argv: string[], env: Env): Promise<CliResult> {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  const out = process.stdout.write.bind(process.stdout);
+  const err = process.stderr.write.bind(process.stderr);
+  let stdout = '';
+  let stderr = '';
+  process.stdout.write = ((chunk: string | Uint8Array) => ((stdout += String(chunk)), true)) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => ((stderr += String(chunk)), true)) as typeof process.stderr.write;
+  process.exitCode = undefined;
+  try {
+    await command.run(argv, ROOT);
+  } finally {
+    process.stdout.write = out;
+    process.stderr.write = err;
+    process.env = saved;
+  }
+  const code = process.exitCode ?? 0;
+  process.exitCode = undefined;
+  return { code, stdout, stderr, json: () => JSON.parse(stdout) };
+}
