@@ -1,0 +1,73 @@
+import t from 'tap';
+import { request } from 'node:http';
+import { connect } from 'node:net';
+import { createTestDatabase } from '../helpers/db.js';
+import { cliEnv, http, login, printedLogin, startServe, tempDataDir } from '../helpers/cli.js';
+
+/** Resolves once nothing accepts connections on the port any more (the server began closing). */
+async function refused(port: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const closed = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => { socket.destroy(); resolve(false); });
+      socket.once('error', () => resolve(true));
+    });
+    if (closed) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`port ${port} still accepts connections`);
+}
+
+t.test('serve on DATABASE_URL: first-start login, sign-in, graceful SIGTERM, no second login', async (t) => {
+  const env = cliEnv({ DATABASE_URL: await createTestDatabase(t), HELPDESK_DATA_DIR: tempDataDir(t) });
+
+  const first = await startServe(t, ['--port', '0'], env);
+  t.match(first.url, /^http:\/\/127\.0\.0\.1:\d+$/, 'prints the real port');
+  t.notMatch(first.url, /:0$/);
+  const admin = printedLogin(first.stdout());
+  t.ok(admin, 'the first start prints an administrator login');
+  t.match(first.stdout(), /tenant:\s+default/);
+  t.match(first.stdout(), /X-Helpdesk-Tenant: default/);
+
+  t.same((await http(`${first.url}/api/v1/healthz`)).body, { status: 'ok' });
+  t.equal((await http(`${first.url}/api/v1/readyz`)).status, 200);
+
+  const token = await login(first.url, 'default', admin!.email, admin!.password);
+  const me = await http(`${first.url}/api/v1/auth/me`, { headers: { authorization: `Bearer ${token}` } });
+  t.equal(me.status, 200);
+  t.equal(me.body.email, admin!.email);
+  t.equal(me.body.role, 'admin');
+
+  // A request whose body is still arriving when SIGTERM comes must be answered before exit.
+  const port = Number(new URL(first.url).port);
+  const body = JSON.stringify({ timezone: 'Europe/Berlin' });
+  const slow = new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const req = request({
+      host: '127.0.0.1', port, method: 'PATCH', path: '/api/v1/auth/me',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.write(body.slice(0, 5));
+    setTimeout(async () => {
+      first.child.kill('SIGTERM');
+      await refused(port).catch(reject);
+      req.end(body.slice(5));
+    }, 200);
+  });
+  const answered = await slow;
+  t.equal(answered.status, 200, 'the in-flight request completed');
+  t.equal(answered.body.timezone, 'Europe/Berlin');
+  t.equal(await first.exited, 0, 'SIGTERM exits 0');
+
+  const second = await startServe(t, ['--port', '0', '--no-jobs'], env);
+  t.equal(printedLogin(second.stdout()), null, 'the login is printed only once');
+  t.match(second.stdout(), /job scheduler off/);
+  t.equal((await http(`${second.url}/api/v1/auth/me`, { headers: { authorization: `Bearer ${token}` } })).status, 200, 'the session survived the restart');
+  second.child.kill('SIGINT');
+  t.equal(await second.exited, 0, 'SIGINT exits 0');
+});
