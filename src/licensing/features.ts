@@ -1,6 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { scoped } from '../db/tenant-scope.js';
+import type { LicensePayload } from './license.js';
 
 /**
  * Editions and modules (SPEC "What the service does" 10, CONTRACT §8). A feature is gated either by
@@ -29,15 +30,9 @@ export interface Entitlements {
   license: LicenseRow | null;
 }
 
-export interface LicenseRow {
+/** An installed licence: the verified payload plus when it was installed. */
+export interface LicenseRow extends LicensePayload {
   id: string;
-  license_id: string;
-  customer: string;
-  edition: Edition;
-  modules: string[];
-  seats: number | null;
-  issued_at: Date;
-  expires_at: Date | null;
   installed_at: Date;
 }
 

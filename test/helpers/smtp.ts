@@ -14,6 +14,8 @@ export interface ReceivedMail {
 export interface SmtpSink {
   url: string;
   messages: ReceivedMail[];
+  /** How many messages nextMail() has handed out. */
+  consumed: number;
 }
 
 function decodeQuotedPrintable(raw: string): string {
@@ -42,7 +44,7 @@ export async function smtpSink(t: Test): Promise<SmtpSink> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const { port } = server.server.address() as AddressInfo;
-  return { url: `smtp://127.0.0.1:${port}`, messages };
+  return { url: `smtp://127.0.0.1:${port}`, messages, consumed: 0 };
 }
 
 /** Waits (briefly) until `count` messages arrived: mail is sent after commit, off the request. */
@@ -50,4 +52,13 @@ export async function waitForMail(sink: SmtpSink, count: number, timeoutMs = 500
   const deadline = Date.now() + timeoutMs;
   while (sink.messages.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   return sink.messages;
+}
+
+/** The next message not yet read through this function, waiting (briefly) for it to arrive. */
+export async function nextMail(sink: SmtpSink, timeoutMs = 5000): Promise<ReceivedMail> {
+  await waitForMail(sink, sink.consumed + 1, timeoutMs);
+  const mail = sink.messages[sink.consumed];
+  if (!mail) throw new Error(`no mail arrived within ${timeoutMs} ms`);
+  sink.consumed += 1;
+  return mail;
 }

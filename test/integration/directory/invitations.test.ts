@@ -1,44 +1,11 @@
-import t, { type Test } from 'tap';
-import { SMTPServer } from 'smtp-server';
-import type { AddressInfo } from 'node:net';
+import t from 'tap';
 import { call, testApp, tenantFixture, userFixture } from '../../helpers/app.js';
 import { sha256Hex } from '../../../src/core/crypto.js';
+import { nextMail, smtpSink } from '../../helpers/smtp.js';
 
-/** A real SMTP receiver on loopback: the invitation mail goes through the production mailer. */
-async function smtpInbox(t: Test): Promise<{ url: string; mails: string[]; next: () => Promise<string> }> {
-  const mails: string[] = [];
-  const waiting: Array<(mail: string) => void> = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, _session, done) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        const mail = Buffer.concat(chunks).toString('utf8');
-        const waiter = waiting.shift();
-        if (waiter) waiter(mail);
-        else mails.push(mail);
-        done();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    mails,
-    next: () => (mails.length ? Promise.resolve(mails.shift()!) : new Promise((resolve) => waiting.push(resolve))),
-  };
-}
-
-/** The mail body with quoted-printable soft line breaks undone. */
-const unfold = (mail: string) => mail.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
-
+// Invitation mail goes through the production mailer to a real SMTP receiver on loopback.
 t.test('POST /users/:id/invite', async (t) => {
-  const inbox = await smtpInbox(t);
+  const inbox = await smtpSink(t);
   const env = await testApp(t, { smtpUrl: inbox.url, siteUrl: 'https://help.example.com' });
   const tenant = await tenantFixture(env);
   const other = await tenantFixture(env);
@@ -56,7 +23,7 @@ t.test('POST /users/:id/invite', async (t) => {
     const user = await env.deps.db('users').where({ tenant_id: tenant.id, id: invitee.id }).first();
     t.equal(user.invited_at.toISOString(), body.invited_at);
 
-    const mail = unfold(await inbox.next());
+    const mail = (await nextMail(inbox)).raw;
     t.match(mail, /To: invitee@example\.com/);
     t.match(mail, new RegExp(`Subject: You are invited to Tenant ${tenant.slug}`));
     const token = /https:\/\/help\.example\.com\/accept-invite\?token=([A-Za-z0-9_-]+)/.exec(mail)?.[1];
@@ -72,7 +39,7 @@ t.test('POST /users/:id/invite', async (t) => {
   await t.test('resending voids the earlier link', async (t) => {
     const res = await call(env, 'POST', `/users/${invitee.id}/invite`, { token: tenant.admin.token });
     t.equal(res.statusCode, 202);
-    await inbox.next();
+    await nextMail(inbox);
     const rows = await env.deps.db('user_tokens').where({ tenant_id: tenant.id, user_id: invitee.id, purpose: 'invite' }).orderBy('created_at').orderBy('id');
     t.equal(rows.length, 2);
     t.equal(rows.filter((r) => r.used_at === null).length, 1, 'one live token');
@@ -91,6 +58,6 @@ t.test('POST /users/:id/invite', async (t) => {
     t.equal((await call(env, 'POST', `/users/${invitee.id}/invite`)).statusCode, 401);
     const customer = await userFixture(env, tenant.id, 'customer');
     t.equal((await call(env, 'POST', `/users/${invitee.id}/invite`, { token: customer.token })).statusCode, 403);
-    t.equal(inbox.mails.length, 0, 'no mail for refused invitations');
+    t.equal(inbox.messages.length, inbox.consumed, 'no mail for refused invitations');
   });
 });

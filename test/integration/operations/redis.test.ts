@@ -30,11 +30,10 @@ t.test('readyz reports an unreachable cache as not ready', async (t) => {
   t.equal(health.statusCode, 200, 'liveness does not depend on the cache; rate limiting fails open');
 });
 
-t.test('with Redis, readiness and shared rate-limit counters', async (t) => {
-  if (!(await redisAvailable())) {
-    t.skip(`no Redis at ${REDIS_URL}: set HELPDESK_TEST_REDIS_URL to run this test`);
-    return;
-  }
+const available = await redisAvailable();
+const skip = available ? false : `no Redis at ${REDIS_URL}: set HELPDESK_TEST_REDIS_URL to run this test`;
+
+t.test('with Redis, readiness and shared rate-limit counters', { skip }, async (t) => {
   const env1 = await testApp(t, { redisUrl: REDIS_URL, rateLimitPerMin: 4 });
   const env2 = await testApp(t, { redisUrl: REDIS_URL, rateLimitPerMin: 4 });
   const ready = await call(env1, 'GET', '/readyz');

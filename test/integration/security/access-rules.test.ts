@@ -1,6 +1,5 @@
 import t from 'tap';
-import { Value } from '@sinclair/typebox/value';
-import type { TSchema } from '@sinclair/typebox';
+import { exampleBody } from '../../helpers/routes.js';
 import { call, testApp, tenantFixture, userFixture } from '../../helpers/app.js';
 import type { RouteDef } from '../../../daemon/route.js';
 import { CLI_ACTOR } from '../../../src/core/context.js';
@@ -13,16 +12,6 @@ import { grants, ROLE_SCOPES } from '../../../src/auth/scopes.js';
  * key without the route's scope gets 403 insufficient_scope naming it, that a customer gets 403 on
  * staff/admin routes, and that a Community tenant gets 403 feature_not_licensed on gated routes.
  */
-function exampleBody(def: RouteDef): unknown {
-  if (def.example?.body !== undefined) return def.example.body;
-  if (!def.schema.body) return undefined;
-  try {
-    return Value.Create(def.schema.body as TSchema);
-  } catch {
-    return {};
-  }
-}
-
 /** Any syntactically valid id: access checks run before the resource is looked up. */
 const pathOf = (def: RouteDef) => def.url.replace(/:(\w+)/g, '0190a1b2-0000-7000-8000-000000000000');
 
