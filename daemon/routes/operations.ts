@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { route } from '../route.js';
 import { errors } from '../../src/core/errors.js';
 import { safeEqual } from '../../src/core/crypto.js';
+import { checkReadiness } from '../../src/operations/readiness.js';
 
 /** Liveness, readiness, metrics and the OpenAPI document (CONTRACT §10). */
 export const operationsRoutes = [
@@ -17,22 +18,7 @@ export const operationsRoutes = [
         200: Type.Object({ status: Type.Literal('ready'), checks: Type.Record(Type.String(), Type.String()) }),
       },
     },
-    handler: async (ctx) => {
-      const checks: Record<string, string> = {};
-      const { db, redis } = ctx.deps;
-      checks.database = await Promise.race([
-        db.raw('select 1').then(() => 'ok', () => 'failed'),
-        new Promise<string>((resolve) => setTimeout(() => resolve('timeout'), 2000).unref()),
-      ]);
-      if (redis) {
-        checks.cache = await Promise.race([
-          redis.ping().then(() => 'ok', () => 'failed'),
-          new Promise<string>((resolve) => setTimeout(() => resolve('timeout'), 2000).unref()),
-        ]);
-      }
-      if (Object.values(checks).some((v) => v !== 'ok')) throw errors.notReady({ checks });
-      return { status: 'ready' as const, checks };
-    },
+    handler: async (ctx) => ({ status: 'ready' as const, checks: await checkReadiness(ctx.deps) }),
   }),
   route({
     method: 'GET', url: '/metrics', access: { kind: 'public' }, summary: 'Prometheus metrics', tags: ['operations'],

@@ -130,3 +130,12 @@ t.test('rate limiting per token and per IP', async (t) => {
   t.equal(withToken.statusCode, 200);
   t.equal(withToken.headers['x-ratelimit-remaining'], '2');
 });
+
+t.test('HELPDESK_METRICS_TOKEN guards the metrics endpoint', async (t) => {
+  const env = await testApp(t, { metricsToken: 'scrape-secret' });
+  t.equal((await call(env, 'GET', '/metrics')).statusCode, 401);
+  t.equal((await call(env, 'GET', '/metrics', { headers: { authorization: 'Bearer wrong' } })).statusCode, 401);
+  const ok = await call(env, 'GET', '/metrics', { headers: { authorization: 'Bearer scrape-secret' } });
+  t.equal(ok.statusCode, 200);
+  t.match(ok.body, /helpdesk_http_request_duration_seconds/);
+});
