@@ -1,7 +1,7 @@
-import { IANAZone } from 'luxon';
+import { profileProblems } from '../directory/profile-rules.js';
 import type { Ctx } from '../core/context.js';
 import { toRfc3339 } from '../core/clock.js';
-import { errors, type FieldProblem } from '../core/errors.js';
+import { errors } from '../core/errors.js';
 import { scoped } from '../db/tenant-scope.js';
 import type { UserRow } from '../directory/user-store.js';
 import { diff, recordAudit } from '../audit/service.js';
@@ -57,27 +57,8 @@ export interface ProfilePatch {
 
 const EDITABLE = ['name', 'phone', 'avatar_url', 'timezone', 'locale'] as const;
 
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
-
-function patchProblems(patch: ProfilePatch): FieldProblem[] {
-  const problems: FieldProblem[] = [];
-  if (patch.name !== undefined && !patch.name.trim()) problems.push({ field: 'name', message: 'must not be blank' });
-  if (patch.avatar_url != null && !isHttpUrl(patch.avatar_url)) problems.push({ field: 'avatar_url', message: 'must be an http or https URL' });
-  if (patch.timezone != null && !IANAZone.isValidZone(patch.timezone)) {
-    problems.push({ field: 'timezone', message: 'must be an IANA time zone name such as Europe/Berlin' });
-  }
-  return problems;
-}
-
 export async function updateProfile(ctx: Ctx, patch: ProfilePatch): Promise<ProfileOut> {
-  const problems = patchProblems(patch);
+  const problems = profileProblems(patch);
   if (problems.length) throw errors.validation(problems);
   const before = await currentUser(ctx);
   const changes: Partial<Record<(typeof EDITABLE)[number], string | null>> = {};

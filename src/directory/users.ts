@@ -1,6 +1,5 @@
-import { IANAZone } from 'luxon';
 import type { Actor, Ctx, Role } from '../core/context.js';
-import { errors, type FieldProblem } from '../core/errors.js';
+import { errors } from '../core/errors.js';
 import { toRfc3339 } from '../core/clock.js';
 import { paginatePage, type Page } from '../core/pagination.js';
 import { isUniqueViolation, scoped } from '../db/tenant-scope.js';
@@ -8,6 +7,7 @@ import { revokeUserSessions } from '../auth/sessions.js';
 import { diff, recordAudit } from '../audit/service.js';
 import { findUser, insertUser, normaliseEmail, type UserRow } from './user-store.js';
 import { assertSeatAvailable, lockTenant } from './seats.js';
+import { profileProblems, type ProfileFields } from './profile-rules.js';
 import type { User, UserCreate, UserListQuery, UserUpdate } from './user-schemas.js';
 
 /**
@@ -52,10 +52,8 @@ function requireAdminActor(ctx: Ctx): void {
 }
 
 /** Checks the schema cannot express; all problems at once. */
-function checkProfile(input: { name?: string; timezone?: string | null }): void {
-  const problems: FieldProblem[] = [];
-  if (input.name !== undefined && !input.name.trim()) problems.push({ field: 'name', message: 'must not be blank' });
-  if (input.timezone != null && !IANAZone.isValidZone(input.timezone)) problems.push({ field: 'timezone', message: 'must be an IANA time zone such as Europe/Berlin' });
+function checkProfile(input: ProfileFields): void {
+  const problems = profileProblems(input);
   if (problems.length) throw errors.validation(problems);
 }
 

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
@@ -13,10 +13,9 @@ const BIN = join(ROOT, 'bin', 'run.js');
 
 export type Env = Record<string, string>;
 
-/** A fresh data dir, removed with the test. World-readable: embedded Postgres runs as another user under root. */
+/** A fresh, private (0700) data dir, removed with the test; serve must make it usable itself. */
 export function tempDataDir(t: Test): string {
   const dir = mkdtempSync(join(tmpdir(), 'helpdesk-e2e-'));
-  chmodSync(dir, 0o755);
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }

@@ -81,7 +81,7 @@ t.test('users', async (t) => {
     t.equal(zone.statusCode, 422);
     t.same(zone.json().details, [
       { field: 'name', message: 'must not be blank' },
-      { field: 'timezone', message: 'must be an IANA time zone such as Europe/Berlin' },
+      { field: 'timezone', message: 'must be an IANA time zone name such as Europe/Berlin' },
     ]);
     t.equal(await userCount(env, tenant.id), before, 'nothing written');
   });
