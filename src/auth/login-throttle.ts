@@ -2,6 +2,8 @@ import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { uuidv7 } from '../core/ids.js';
 import { insertScoped, scoped } from '../db/tenant-scope.js';
+import { normaliseEmail } from '../directory/user-store.js';
+import { verifyPassword } from './passwords.js';
 
 /**
  * Brute-force protection per email address (CONTRACT §3): 10 failed sign-ins within 15 minutes
@@ -39,4 +41,21 @@ export async function recordLoginAttempt(ctx: Ctx, email: string, succeeded: boo
     succeeded,
     created_at: ctx.now,
   });
+}
+
+/**
+ * Re-confirming a signed-in user's password (password change, disabling 2FA) shares the sign-in
+ * throttle, so a stolen session is no way around it to guess the password. A failure is recorded
+ * on the pool, outside the request's transaction, which the refusal rolls back.
+ */
+export async function verifyPasswordThrottled(
+  ctx: Ctx,
+  user: { email: string; password_hash: string | null },
+  password: string,
+): Promise<boolean> {
+  const email = normaliseEmail(user.email);
+  await assertNotThrottled(ctx, email);
+  const ok = await verifyPassword(user.password_hash, password);
+  if (!ok) await recordLoginAttempt({ ...ctx, trx: ctx.deps.db }, email, false);
+  return ok;
 }

@@ -2,7 +2,8 @@ import type { Ctx } from '../core/context.js';
 import { errors, type FieldProblem } from '../core/errors.js';
 import { scoped } from '../db/tenant-scope.js';
 import { recordAudit } from '../audit/service.js';
-import { hashPassword, passwordProblems, verifyPassword } from './passwords.js';
+import { hashPassword, passwordProblems } from './passwords.js';
+import { verifyPasswordThrottled } from './login-throttle.js';
 import { revokeUserSessions } from './sessions.js';
 import { useUpUserTokens } from './user-tokens.js';
 import { assertInteractiveSession, currentUser } from './current-user.js';
@@ -20,7 +21,7 @@ export async function changePassword(ctx: Ctx, input: PasswordChangeInput): Prom
   assertInteractiveSession(ctx);
   const user = await currentUser(ctx);
   const problems: FieldProblem[] = [];
-  if (!(await verifyPassword(user.password_hash, input.currentPassword))) {
+  if (!(await verifyPasswordThrottled(ctx, user, input.currentPassword))) {
     problems.push({ field: 'current_password', message: 'is incorrect' });
   }
   problems.push(...passwordProblems('new_password', input.newPassword));

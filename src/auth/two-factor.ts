@@ -2,7 +2,7 @@ import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { scoped } from '../db/tenant-scope.js';
 import { recordAudit } from '../audit/service.js';
-import { verifyPassword } from './passwords.js';
+import { verifyPasswordThrottled } from './login-throttle.js';
 import { assertInteractiveSession, currentUser } from './current-user.js';
 import { acceptedTotpStep, newTotpSecret, otpauthUri } from './totp.js';
 import { lastStepOf } from './second-factor.js';
@@ -57,7 +57,7 @@ export async function confirmTwoFactor(ctx: Ctx, code: string): Promise<{ enable
 export async function disableTwoFactor(ctx: Ctx, password: string): Promise<{ enabled: false }> {
   assertInteractiveSession(ctx);
   const user = await currentUser(ctx);
-  if (!(await verifyPassword(user.password_hash, password))) throw errors.invalid('password', 'is incorrect');
+  if (!(await verifyPasswordThrottled(ctx, user, password))) throw errors.invalid('password', 'is incorrect');
   await scoped(ctx, 'users').where('id', user.id).update({
     two_factor_enabled: false,
     two_factor_secret_enc: null,
