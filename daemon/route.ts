@@ -146,7 +146,10 @@ export function registerRoute<S extends RouteSchema>(app: FastifyInstance, def: 
       ...(def.schema.params ? { params: def.schema.params } : {}),
       ...(def.schema.querystring ? { querystring: def.schema.querystring } : {}),
       ...(def.schema.body ? { body: def.schema.body } : {}),
-      ...(def.schema.response ? { response: def.schema.response } : {}),
+      // A 204 route documents its empty answer without having to say so.
+      ...(def.schema.response || status === 204
+        ? { response: { ...(status === 204 ? { 204: { type: 'null', description: 'No content' } } : {}), ...def.schema.response } }
+        : {}),
       ...(def.access.kind === 'token' ? { security: [{ bearer: [] }] } : {}),
     },
     onRequest: async (request) => {
