@@ -69,6 +69,8 @@ export const API_PREFIX = '/api/v1';
 
 /** Identity a request carries once identified (see plugins/identify.ts). */
 export interface RequestIdentity {
+  /** When the request arrived: the one `now` of everything this request checks and changes. */
+  now: Date;
   tenantId: string | null;
   actor: Actor | null;
   /** A bearer token was sent but is unknown, expired or revoked. */
@@ -95,7 +97,7 @@ async function enforce(def: RouteDef, request: FastifyRequest, deps: Deps): Prom
   const access = def.access;
   if (access.kind === 'public') return;
   const identity = request.identity;
-  const now = new Date();
+  const now = identity.now;
 
   if (access.kind === 'token') {
     if (!identity.actor || !identity.tenantId) {
@@ -167,7 +169,7 @@ export function registerRoute<S extends RouteSchema>(app: FastifyInstance, def: 
       const ctxInput = {
         tenantId: request.identity.tenantId ?? '',
         actor: request.identity.actor ?? ANONYMOUS,
-        now: new Date(),
+        now: request.identity.now,
         requestId: String(request.id),
         ip: request.ip,
       };

@@ -29,10 +29,10 @@ export async function resolveTenant(request: FastifyRequest, deps: Deps): Promis
 export async function identifyPlugin(app: FastifyInstance): Promise<void> {
   app.decorateRequest('identity', null as never);
   app.addHook('onRequest', async (request) => {
-    request.identity = { tenantId: null, actor: null, badToken: false };
+    request.identity = { now: new Date(), tenantId: null, actor: null, badToken: false };
     const token = bearerToken(request);
     if (!token) return;
-    const resolved = await resolveBearerToken(app.deps.db, token, new Date());
+    const resolved = await resolveBearerToken(app.deps.db, token, request.identity.now);
     if (resolved) {
       request.identity.tenantId = resolved.tenantId;
       request.identity.actor = resolved.actor;

@@ -46,7 +46,7 @@ export function redisStore(redis: Redis): RateLimitStore {
 
 export function rateLimitPlugin(app: FastifyInstance, options: { limit: number; store: RateLimitStore }): void {
   app.addHook('onRequest', async (request, reply) => {
-    const nowSec = Math.floor(Date.now() / 1000);
+    const nowSec = Math.floor(request.identity.now.getTime() / 1000);
     const resetAt = nowSec - (nowSec % 60) + 60;
     const actor = request.identity?.actor;
     const key = actor ? `c:${actor.apiKeyId ?? actor.sessionId}` : `ip:${request.ip}`;

@@ -1,6 +1,6 @@
-import { Type } from '@sinclair/typebox';
 import { route } from '../route.js';
 import { ListOf } from '../../src/core/pagination.js';
+import { IdParams } from '../../src/core/schema-types.js';
 import {
   ApiKey, ApiKeyCreate, ApiKeyListQuery, createApiKey, CreatedApiKey, listApiKeys, revokeApiKey,
 } from '../../src/auth/api-keys.js';
@@ -22,7 +22,7 @@ export const apiKeysRoutes = [
   }),
   route({
     method: 'DELETE', url: '/api-keys/:id', access: { kind: 'token', scope: 'api_keys:delete' }, summary: 'Revoke an API key', tags,
-    schema: { params: Type.Object({ id: Type.String({ format: 'uuid' }) }) }, status: 204,
+    schema: { params: IdParams }, status: 204,
     handler: async (ctx, { params }) => revokeApiKey(ctx, params.id),
   }),
 ];

@@ -1,6 +1,6 @@
-import { Type } from '@sinclair/typebox';
 import { ADMIN, route } from '../route.js';
 import { ListOf } from '../../src/core/pagination.js';
+import { IdParams } from '../../src/core/schema-types.js';
 import { changeRole, createUser, getUser, listUsers, updateUser } from '../../src/directory/users.js';
 import { inviteUser } from '../../src/directory/invitations.js';
 import { seatQuota, seatUsage, setSeatQuota } from '../../src/directory/seats.js';
@@ -9,7 +9,6 @@ import {
 } from '../../src/directory/user-schemas.js';
 
 /** Users, roles, invitations and agent seats (SPEC "Users, consent, teams…"). */
-const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 const tags = ['users'];
 
 export const usersRoutes = [

@@ -1,20 +1,11 @@
-import { Type, type TUnsafe } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import { Nullable } from '../core/schema-types.js';
 
 /**
  * TypeBox schemas of the session, profile and two-factor endpoints (CONTRACT §3). Password fields
  * carry no length rule here: the policy lives in passwords.ts so its message is the same on every
  * path, and it is reported together with the service's other problems.
  */
-
-/**
- * A string that may be sent as null to clear it. A JSON-Schema type list, not anyOf: with the
- * daemon's type coercion an anyOf would turn null into "" and report three errors for one field.
- */
-function NullableString(options: { maxLength: number; pattern?: string }): TUnsafe<string | null> {
-  return Type.Unsafe<string | null>({ type: ['string', 'null'], ...options });
-}
-
-const NullableOut = Type.Union([Type.String(), Type.Null()]);
 
 export const CsrfAnswer = Type.Object({
   csrf_token: Type.String(),
@@ -70,24 +61,24 @@ export const Profile = Type.Object({
   email: Type.String(),
   name: Type.String(),
   role: Type.String(),
-  phone: NullableOut,
-  avatar_url: NullableOut,
-  timezone: NullableOut,
-  locale: NullableOut,
-  organization_id: NullableOut,
+  phone: Nullable(Type.String()),
+  avatar_url: Nullable(Type.String()),
+  timezone: Nullable(Type.String()),
+  locale: Nullable(Type.String()),
+  organization_id: Nullable(Type.String()),
   two_factor_enabled: Type.Boolean(),
-  last_login_at: NullableOut,
+  last_login_at: Nullable(Type.String()),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });
 
 export const ProfilePatch = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  phone: Type.Optional(NullableString({ maxLength: 50 })),
-  avatar_url: Type.Optional(NullableString({ maxLength: 2048 })),
-  timezone: Type.Optional(NullableString({ maxLength: 100 })),
+  phone: Type.Optional(Nullable(Type.String({ maxLength: 50 }))),
+  avatar_url: Type.Optional(Nullable(Type.String({ maxLength: 2048 }))),
+  timezone: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
   // BCP 47 language tags in their common shape: `en`, `pt-BR`, `zh-Hant-TW`.
-  locale: Type.Optional(NullableString({ maxLength: 35, pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$' })),
+  locale: Type.Optional(Nullable(Type.String({ maxLength: 35, pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$' }))),
 }, { additionalProperties: false });
 
 export const PasswordChangeBody = Type.Object({

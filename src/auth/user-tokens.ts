@@ -43,7 +43,12 @@ export async function findLiveUserToken(ctx: Ctx, token: string, purposes: UserT
   return row ?? null;
 }
 
-/** Marks every unused token of the user used: a new password makes older links worthless. */
-export async function useUpUserTokens(ctx: Ctx, userId: string): Promise<void> {
-  await scoped(ctx, 'user_tokens').where('user_id', userId).whereNull('used_at').update({ used_at: ctx.now });
+/**
+ * Marks the user's unused tokens used: a new password makes older links worthless (every purpose),
+ * a new invitation the older invitations (`purposes: ['invite']`).
+ */
+export async function useUpUserTokens(ctx: Ctx, userId: string, purposes?: UserTokenPurpose[]): Promise<void> {
+  const query = scoped(ctx, 'user_tokens').where('user_id', userId).whereNull('used_at');
+  if (purposes) query.whereIn('purpose', purposes);
+  await query.update({ used_at: ctx.now });
 }

@@ -88,15 +88,18 @@ function pageSizeOf(query: PageInput): number {
 export async function paginatePage<Row, T = Row>(query: PageInput, qb: Knex.QueryBuilder, map?: (row: Row) => T): Promise<Page<T>> {
   const page = query.page ?? 1;
   const pageSize = pageSizeOf(query);
+  const { rows, total } = await pageWithTotal(qb.clone(), qb, page, pageSize);
+  return { data: shaped<Row, T>(rows, map), meta: { page, page_size: pageSize, total } };
+}
+
+/** One page of `rowsQuery` and the total count of `base` (its filters, without order or columns). */
+async function pageWithTotal(rowsQuery: Knex.QueryBuilder, base: Knex.QueryBuilder, page: number, pageSize: number) {
   const [rows, counted] = await Promise.all([
-    qb.clone().limit(pageSize).offset((page - 1) * pageSize),
-    qb.clone().clearSelect().clearOrder().count({ total: '*' }).first(),
+    rowsQuery.limit(pageSize).offset((page - 1) * pageSize) as Promise<Record<string, unknown>[]>,
+    base.clone().clearSelect().clearOrder().count({ total: '*' }).first(),
   ]);
-  return {
-    data: map ? (rows as Row[]).map(map) : (rows as T[]),
-    // pg returns count(*) (a bigint) as a string.
-    meta: { page, page_size: pageSize, total: Number((counted as { total: string | number } | undefined)?.total ?? 0) },
-  };
+  // pg returns count(*) (a bigint) as a string.
+  return { rows, total: Number((counted as { total: string | number } | undefined)?.total ?? 0) };
 }
 
 /** The keyset of an unbounded list: a table whose rows are ordered by (created_at desc, id desc). */
@@ -146,11 +149,13 @@ function cursorOf(row: Record<string, unknown>): string {
   return encodeCursor({ t: String(row[CURSOR_COLUMN]), i: String(row.id) });
 }
 
-function strip<Row>(rows: Record<string, unknown>[]): Row[] {
-  return rows.map((row) => {
+/** Rows as the caller's items: without the cursor column, through `map` when given. */
+function shaped<Row, T>(rows: Record<string, unknown>[], map?: (row: Row) => T): T[] {
+  const plain = rows.map((row) => {
     const { [CURSOR_COLUMN]: _key, ...rest } = row;
     return rest as Row;
   });
+  return map ? plain.map(map) : (plain as unknown as T[]);
 }
 
 /**
@@ -179,9 +184,8 @@ export async function paginateCursor<Row, T = Row>(
   const rows = (await ordered.limit(pageSize + 1)) as Record<string, unknown>[];
   const more = rows.length > pageSize;
   const pageRows = rows.slice(0, pageSize);
-  const data = strip<Row>(pageRows);
   return {
-    data: map ? data.map(map) : (data as unknown as T[]),
+    data: shaped<Row, T>(pageRows, map),
     meta: { page_size: pageSize, next_cursor: more ? cursorOf(pageRows[pageRows.length - 1]!) : null },
   };
 }
@@ -199,15 +203,10 @@ export async function paginateUnbounded<Row, T = Row>(
   if (query.cursor !== undefined) return paginateCursor(query, qb, keyset, map);
   const page = query.page ?? 1;
   const pageSize = pageSizeOf(query);
-  const [rows, counted] = await Promise.all([
-    keysetOrdered(qb, keyset).limit(pageSize).offset((page - 1) * pageSize) as Promise<Record<string, unknown>[]>,
-    qb.clone().clearSelect().clearOrder().count({ total: '*' }).first(),
-  ]);
-  const total = Number((counted as { total: string | number } | undefined)?.total ?? 0);
-  const data = strip<Row>(rows);
+  const { rows, total } = await pageWithTotal(keysetOrdered(qb, keyset), qb, page, pageSize);
   const more = (page - 1) * pageSize + rows.length < total;
   return {
-    data: map ? data.map(map) : (data as unknown as T[]),
+    data: shaped<Row, T>(rows, map),
     meta: { page, page_size: pageSize, total, next_cursor: more && rows.length ? cursorOf(rows[rows.length - 1]!) : null },
   };
 }

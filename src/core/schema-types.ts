@@ -18,3 +18,6 @@ export function Nullable<T extends TSchema>(schema: T) {
 
 /** An RFC 3339 timestamp (input accepts any offset; output is UTC with ms and `Z`). */
 export const Timestamp = (options: Record<string, unknown> = {}) => Type.String({ format: 'date-time', ...options });
+
+/** Path parameters of a route addressing one resource by id (a malformed id answers 404). */
+export const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });

@@ -2,7 +2,7 @@ import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { addSeconds, toRfc3339 } from '../core/clock.js';
 import { scoped } from '../db/tenant-scope.js';
-import { issueUserToken } from '../auth/user-tokens.js';
+import { issueUserToken, useUpUserTokens } from '../auth/user-tokens.js';
 import { recordAudit } from '../audit/service.js';
 import { loadUser } from './users.js';
 import type { Invitation } from './user-schemas.js';
@@ -18,7 +18,7 @@ export async function inviteUser(ctx: Ctx, id: string): Promise<Invitation> {
   const user = await loadUser(ctx, id);
   if (!user.active) throw errors.conflict('Cannot invite a deactivated user; reactivate them first');
 
-  await scoped(ctx, 'user_tokens').where({ user_id: id, purpose: 'invite' }).whereNull('used_at').update({ used_at: ctx.now });
+  await useUpUserTokens(ctx, id, ['invite']);
   const token = await issueUserToken(ctx, id, 'invite', INVITE_TTL_SECONDS);
   const expiresAt = addSeconds(ctx.now, INVITE_TTL_SECONDS);
   await scoped(ctx, 'users').where('id', id).update({ invited_at: ctx.now, updated_at: ctx.now });
