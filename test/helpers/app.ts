@@ -12,6 +12,7 @@ import { inTransaction } from '../../src/db/transaction.js';
 import { createTenant } from '../../src/tenants/service.js';
 import { insertUser } from '../../src/directory/user-store.js';
 import { createSession } from '../../src/auth/sessions.js';
+import { issueApiKey } from '../../src/auth/api-key-store.js';
 import { buildApp, type AppOptions } from '../../daemon/app.js';
 import { createTestDatabase } from './db.js';
 
@@ -110,4 +111,14 @@ export async function csrfToken(env: TestEnv, tenantSlug: string): Promise<strin
   const response = await call(env, 'GET', '/auth/csrf', { tenant: tenantSlug });
   if (response.statusCode !== 200) throw new Error(`GET /auth/csrf answered ${response.statusCode}: ${response.body}`);
   return response.json().csrf_token;
+}
+
+/** An API key of `userId` with exactly `scopes`, issued through the real store. */
+export async function apiKeyFixture(
+  env: TestEnv, tenantId: string, userId: string, scopes: string[], expiresAt: Date | null = null,
+): Promise<{ id: string; key: string; prefix: string }> {
+  return inTransaction(env.deps, { tenantId, actor: CLI_ACTOR, now: new Date() }, async (ctx) => {
+    const { row, key } = await issueApiKey(ctx, { userId, name: 'fixture key', scopes, expiresAt });
+    return { id: row.id, key, prefix: row.prefix };
+  });
 }

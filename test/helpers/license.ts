@@ -1,3 +1,4 @@
+import { uuidv7 } from '../../src/core/ids.js';
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { CLI_ACTOR } from '../../src/core/context.js';
 import { inTransaction } from '../../src/db/transaction.js';
@@ -50,4 +51,17 @@ export async function grantLicense(env: TestEnv, tenantId: string, keys: License
   const text = signLicense(keys.privateKey, licensePayload(overrides));
   await inTransaction(env.deps, { tenantId, actor: CLI_ACTOR, now: new Date() }, (ctx) => applyLicense(ctx, text));
   return text;
+}
+
+/**
+ * Stores a licence row as if it had been installed earlier, bypassing verification: the way to
+ * have a licence that has expired since (applyLicense rightly refuses to install an expired one).
+ */
+export async function storeLicenseRow(env: TestEnv, tenantId: string, fields: Record<string, unknown>): Promise<void> {
+  const now = new Date();
+  await env.deps.db('licenses').insert({
+    tenant_id: tenantId, id: uuidv7(), license_id: 'stored', customer: 'Stored licence', edition: 'enterprise', modules: [],
+    seats: null, issued_at: new Date(now.getTime() - 86_400_000), expires_at: null, raw: 'stored', installed_at: now,
+    ...fields,
+  });
 }

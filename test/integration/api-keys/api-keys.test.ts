@@ -1,19 +1,9 @@
 import t from 'tap';
-import { call, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
-import { CLI_ACTOR } from '../../../src/core/context.js';
+import { apiKeyFixture, call, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
 import { sha256Hex } from '../../../src/core/crypto.js';
-import { inTransaction } from '../../../src/db/transaction.js';
-import { issueApiKey } from '../../../src/auth/api-key-store.js';
 import { grantLicense, licenseKeys } from '../../helpers/license.js';
 
 const keys = licenseKeys();
-
-async function keyFor(env: TestEnv, tenantId: string, userId: string, scopes: string[], expiresAt: Date | null = null): Promise<string> {
-  const { key } = await inTransaction(env.deps, { tenantId, actor: CLI_ACTOR, now: new Date() }, (ctx) =>
-    issueApiKey(ctx, { userId, name: 'fixture key', scopes, expiresAt }),
-  );
-  return key;
-}
 
 const keyCount = async (env: TestEnv, tenantId: string) => Number((await env.deps.db('api_keys').where({ tenant_id: tenantId }).count({ n: '*' }))[0]!.n);
 
@@ -77,7 +67,7 @@ t.test('API keys', async (t) => {
   });
 
   await t.test('a caller may not grant scopes it does not hold', async (t) => {
-    const narrow = await keyFor(env, tenant.id, tenant.admin.id, ['api_keys:write', 'tickets:*']);
+    const narrow = (await apiKeyFixture(env, tenant.id, tenant.admin.id, ['api_keys:write', 'tickets:*'])).key;
     const ok = await call(env, 'POST', '/api-keys', { token: narrow, body: { name: 'sub', scopes: ['tickets:read'] } });
     t.equal(ok.statusCode, 201);
     const before = await keyCount(env, tenant.id);
@@ -144,14 +134,14 @@ t.test('API keys', async (t) => {
       t.equal(missing.statusCode, 404, id);
       t.equal(missing.json().code, 'resource_not_found');
     }
-    const foreign = await keyFor(env, other.id, other.admin.id, ['users:read']);
+    const foreign = (await apiKeyFixture(env, other.id, other.admin.id, ['users:read'])).key;
     const foreignId = (await env.deps.db('api_keys').where({ tenant_id: other.id, token_hash: sha256Hex(foreign) }).first()).id;
     t.equal((await call(env, 'DELETE', `/api-keys/${foreignId}`, { token: admin })).statusCode, 404, "another tenant's key");
     t.equal((await call(env, 'GET', '/users', { token: foreign })).statusCode, 200, 'and it still works');
   });
 
   await t.test('an expired key is refused', async (t) => {
-    const expired = await keyFor(env, tenant.id, tenant.admin.id, ['users:read'], new Date(Date.now() - 1000));
+    const expired = (await apiKeyFixture(env, tenant.id, tenant.admin.id, ['users:read'], new Date(Date.now() - 1000))).key;
     t.equal((await call(env, 'GET', '/users', { token: expired })).statusCode, 401);
   });
 

@@ -1,7 +1,6 @@
 import t from 'tap';
 import { call, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
-import { uuidv7 } from '../../../src/core/ids.js';
-import { grantLicense, licenseKeys } from '../../helpers/license.js';
+import { grantLicense, licenseKeys, storeLicenseRow } from '../../helpers/license.js';
 
 const keys = licenseKeys();
 
@@ -108,10 +107,7 @@ t.test('agent seats', async (t) => {
 
     // An expired licence no longer bounds (nor grants) anything: Community has no seat limit.
     const past = new Date(Date.now() - 1000);
-    await env.deps.db('licenses').insert({
-      tenant_id: tenant.id, id: uuidv7(), license_id: 'old', customer: 'Old', edition: 'enterprise', modules: [], seats: 1,
-      issued_at: new Date(Date.now() - 86_400_000), expires_at: past, raw: 'expired', installed_at: new Date(),
-    });
+    await storeLicenseRow(env, tenant.id, { license_id: 'old', seats: 1, expires_at: past });
     t.same(await seats(), { used: 3, licensed: null, quota: null, limit: null, available: null });
   });
 

@@ -1,9 +1,8 @@
 import t from 'tap';
-import { call, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
+import { apiKeyFixture, call, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
 import { CLI_ACTOR, type Actor } from '../../../src/core/context.js';
 import { AppError } from '../../../src/core/errors.js';
 import { inTransaction } from '../../../src/db/transaction.js';
-import { issueApiKey } from '../../../src/auth/api-key-store.js';
 import { createUser, updateUser } from '../../../src/directory/users.js';
 
 const USER_FIELDS = [
@@ -11,13 +10,6 @@ const USER_FIELDS = [
   'max_concurrent_conversations', 'organization_id', 'avatar_url', 'timezone', 'locale', 'two_factor_enabled',
   'invited_at', 'last_login_at', 'created_at', 'updated_at',
 ].sort();
-
-async function keyFor(env: TestEnv, tenantId: string, userId: string, scopes: string[]): Promise<string> {
-  const { key } = await inTransaction(env.deps, { tenantId, actor: CLI_ACTOR, now: new Date() }, (ctx) =>
-    issueApiKey(ctx, { userId, name: 'test key', scopes, expiresAt: null }),
-  );
-  return key;
-}
 
 const auditRows = (env: TestEnv, tenantId: string, action: string) =>
   env.deps.db('audit_log').where({ tenant_id: tenantId, action }).orderBy('created_at');
@@ -103,7 +95,7 @@ t.test('users', async (t) => {
     t.equal(byCustomer.statusCode, 403);
     t.equal(byCustomer.json().code, 'insufficient_scope');
     // An admin's key with users:write acts as the admin: it may create another admin.
-    const key = await keyFor(env, tenant.id, tenant.admin.id, ['users:write']);
+    const key = (await apiKeyFixture(env, tenant.id, tenant.admin.id, ['users:write'])).key;
     const byKey = await call(env, 'POST', '/users', { token: key, body: { email: 'second.admin@example.com', name: 'Second Admin', role: 'admin' } });
     t.equal(byKey.statusCode, 201);
     const [audit] = await auditRows(env, tenant.id, 'user.created').where('resource_id', byKey.json().id);

@@ -1,7 +1,6 @@
 import t from 'tap';
 import { call, testApp, tenantFixture, userFixture } from '../../helpers/app.js';
-import { uuidv7 } from '../../../src/core/ids.js';
-import { licenseKeys, licensePayload, signLicense } from '../../helpers/license.js';
+import { licenseKeys, licensePayload, signLicense, storeLicenseRow } from '../../helpers/license.js';
 
 const keys = licenseKeys();
 const NO_FEATURES = { api_keys: false, audit_log: false, webhook_endpoints: false, reporting: false, meetings: false, bi: false, rbac: false, archiver: false };
@@ -87,10 +86,7 @@ t.test('licence status and installation', async (t) => {
 
   await t.test('an expired licence falls back to Community', async (t) => {
     const past = new Date(Date.now() - 60_000);
-    await env.deps.db('licenses').insert({
-      tenant_id: tenant.id, id: uuidv7(), license_id: 'LIC-OLD', customer: 'Lapsed', edition: 'enterprise', modules: ['bi'], seats: 5,
-      issued_at: new Date('2025-01-01T00:00:00Z'), expires_at: past, raw: 'expired', installed_at: new Date(),
-    });
+    await storeLicenseRow(env, tenant.id, { license_id: 'LIC-OLD', customer: 'Lapsed', modules: ['bi'], seats: 5, issued_at: new Date('2025-01-01T00:00:00Z'), expires_at: past });
     const res = await call(env, 'GET', '/license', { token: admin });
     t.match(res.json(), { edition: 'community', status: 'expired', license_id: 'LIC-OLD', modules: ['bi'], seats: 5, expires_at: past.toISOString(), features: NO_FEATURES });
     const apiKey = await call(env, 'POST', '/api-keys', { token: admin, body: { name: 'k', scopes: ['tickets:read'] } });

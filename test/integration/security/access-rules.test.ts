@@ -1,10 +1,7 @@
 import t from 'tap';
 import { exampleBody } from '../../helpers/routes.js';
-import { call, testApp, tenantFixture, userFixture } from '../../helpers/app.js';
+import { apiKeyFixture, call, testApp, tenantFixture, userFixture } from '../../helpers/app.js';
 import type { RouteDef } from '../../../daemon/route.js';
-import { CLI_ACTOR } from '../../../src/core/context.js';
-import { inTransaction } from '../../../src/db/transaction.js';
-import { issueApiKey } from '../../../src/auth/api-key-store.js';
 import { grants, ROLE_SCOPES } from '../../../src/auth/scopes.js';
 
 /**
@@ -30,9 +27,7 @@ t.test('scopes, roles and licence features are enforced on every route', async (
     if (access.scope && access.scope !== 'admin') {
       // The admin's own key, limited to a scope unrelated to this route.
       const unrelated = access.scope.startsWith('license:') ? 'teams:read' : 'license:read';
-      const { key } = await inTransaction(env.deps, { tenantId: tenant.id, actor: CLI_ACTOR, now: new Date() }, (ctx) =>
-        issueApiKey(ctx, { userId: tenant.admin.id, name: 'narrow', scopes: [unrelated], expiresAt: null }),
-      );
+      const { key } = await apiKeyFixture(env, tenant.id, tenant.admin.id, [unrelated]);
       const res = await call(env, def.method, pathOf(def), { token: key, body });
       t.equal(res.statusCode, 403, `${label}: a key without ${access.scope} is refused`);
       t.equal(res.json().code, 'insufficient_scope', label);

@@ -1,11 +1,10 @@
 import t from 'tap';
 import { exampleBody } from '../../helpers/routes.js';
-import { call, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
+import { apiKeyFixture, call, testApp, tenantFixture, userFixture } from '../../helpers/app.js';
+import { grantLicense, licenseKeys } from '../../helpers/license.js';
 import { CLI_ACTOR } from '../../../src/core/context.js';
-import { uuidv7 } from '../../../src/core/ids.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
-import { issueApiKey } from '../../../src/auth/api-key-store.js';
 
 /**
  * Walks EVERY registered route as tenant B, aimed at tenant A's resources, and asserts that B can
@@ -14,36 +13,27 @@ import { issueApiKey } from '../../../src/auth/api-key-store.js';
  * cannot fill with one of A's ids fails the test until a fixture for it is added below.
  */
 
-/** Gives both tenants every licence feature, so the walk tests isolation and not licensing. */
-async function licenseEverything(env: TestEnv, tenantId: string): Promise<void> {
-  const now = new Date();
-  await env.deps.db('licenses').insert({
-    tenant_id: tenantId, id: uuidv7(), license_id: `test-${tenantId}`, customer: 'Isolation test', edition: 'enterprise',
-    modules: ['meetings', 'bi', 'rbac', 'archiver'], seats: null, issued_at: now, expires_at: null, raw: 'test', installed_at: now,
-  });
-}
-
 t.test('no route lets one tenant reach another tenant', async (t) => {
-  const env = await testApp(t);
+  const keys = licenseKeys();
+  const env = await testApp(t, { licensePublicKey: keys.publicKeyPem });
   const a = await tenantFixture(env, 'tenant-a');
   const b = await tenantFixture(env, 'tenant-b');
-  await licenseEverything(env, a.id);
-  await licenseEverything(env, b.id);
+  // Every feature for both, so the walk tests isolation and not licensing.
+  await grantLicense(env, a.id, keys);
+  await grantLicense(env, b.id, keys);
 
   // Tenant A's resources: their ids fill path parameters; their ids and emails must never appear in B's answers.
   const aCustomer = await userFixture(env, a.id, 'customer', 'secret-customer@tenant-a.example.com');
   const aAgent = await userFixture(env, a.id, 'agent', 'secret-agent@tenant-a.example.com');
-  const aKey = await inTransaction(env.deps, { tenantId: a.id, actor: CLI_ACTOR, now: new Date() }, (ctx) =>
-    issueApiKey(ctx, { userId: a.admin.id, name: 'A key', scopes: ['users:read'], expiresAt: null }),
-  );
+  const aKey = await apiKeyFixture(env, a.id, a.admin.id, ['users:read']);
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
     users: aCustomer.id,
-    'api-keys': aKey.row.id,
+    'api-keys': aKey.id,
     userId: aAgent.id,
   };
-  const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.row.id, aKey.row.prefix];
+  const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.id, aKey.prefix];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
