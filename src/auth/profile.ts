@@ -1,45 +1,20 @@
 import { profileProblems } from '../directory/profile-rules.js';
 import type { Ctx } from '../core/context.js';
-import { toRfc3339 } from '../core/clock.js';
 import { errors } from '../core/errors.js';
 import { scoped } from '../db/tenant-scope.js';
 import type { UserRow } from '../directory/user-store.js';
+import { userOut } from '../directory/users.js';
+import type { Static } from '@sinclair/typebox';
+import { Profile, PROFILE_FIELDS } from './schemas.js';
 import { diff, recordAudit } from '../audit/service.js';
 import { currentUser } from './current-user.js';
 
-/** The caller's own profile (GET/PATCH /auth/me). */
-export interface ProfileOut {
-  id: string;
-  email: string;
-  name: string;
-  role: string;
-  phone: string | null;
-  avatar_url: string | null;
-  timezone: string | null;
-  locale: string | null;
-  organization_id: string | null;
-  two_factor_enabled: boolean;
-  last_login_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+/** The caller's own profile (GET/PATCH /auth/me): the user record's profile fields. */
+export type ProfileOut = Static<typeof Profile>;
 
 export function profileOut(user: UserRow): ProfileOut {
-  return {
-    id: user.id,
-    email: user.email,
-    name: user.name,
-    role: user.role,
-    phone: user.phone,
-    avatar_url: user.avatar_url,
-    timezone: user.timezone,
-    locale: user.locale,
-    organization_id: user.organization_id,
-    two_factor_enabled: user.two_factor_enabled,
-    last_login_at: toRfc3339(user.last_login_at),
-    created_at: toRfc3339(user.created_at)!,
-    updated_at: toRfc3339(user.updated_at)!,
-  };
+  const full = userOut(user);
+  return Object.fromEntries(PROFILE_FIELDS.map((field) => [field, full[field]])) as ProfileOut;
 }
 
 export async function getProfile(ctx: Ctx): Promise<ProfileOut> {

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable } from '../core/schema-types.js';
+import { User } from '../directory/user-schemas.js';
 
 /**
  * TypeBox schemas of the session, profile and two-factor endpoints (CONTRACT §3). Password fields
@@ -56,21 +57,12 @@ export const ResetPasswordBody = Type.Object({
   new_password: Type.String(),
 }, { additionalProperties: false });
 
-export const Profile = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  email: Type.String(),
-  name: Type.String(),
-  role: Type.String(),
-  phone: Nullable(Type.String()),
-  avatar_url: Nullable(Type.String()),
-  timezone: Nullable(Type.String()),
-  locale: Nullable(Type.String()),
-  organization_id: Nullable(Type.String()),
-  two_factor_enabled: Type.Boolean(),
-  last_login_at: Nullable(Type.String()),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
-});
+/** The caller's own profile: the directory's user record, less what only staff manage. */
+export const PROFILE_FIELDS = [
+  'id', 'email', 'name', 'role', 'phone', 'avatar_url', 'timezone', 'locale', 'organization_id',
+  'two_factor_enabled', 'last_login_at', 'created_at', 'updated_at',
+] as const;
+export const Profile = Type.Pick(User, PROFILE_FIELDS);
 
 export const ProfilePatch = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
