@@ -1,5 +1,6 @@
-import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { dataDirError, ensureDataDir } from '../src/core/data-dir.js';
 import { errors } from '../src/core/errors.js';
 
 /**
@@ -31,7 +32,7 @@ function readPid(file: string): number | null {
 }
 
 export function acquireDataDirLock(dataDir: string): DataDirLock {
-  mkdirSync(dataDir, { recursive: true });
+  ensureDataDir(dataDir);
   const file = join(dataDir, 'serve.lock');
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
@@ -42,7 +43,7 @@ export function acquireDataDirLock(dataDir: string): DataDirLock {
         },
       };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw dataDirError(error, dataDir, `write ${file}`);
       const pid = readPid(file);
       if (pid !== null && pid !== process.pid && isAlive(pid)) {
         throw errors.conflict(`another helpdesk serve (pid ${pid}) is already using data dir ${dataDir}`, { pid, data_dir: dataDir });
@@ -52,7 +53,7 @@ export function acquireDataDirLock(dataDir: string): DataDirLock {
       try {
         unlinkSync(file);
       } catch (unlinkError) {
-        if ((unlinkError as NodeJS.ErrnoException).code !== 'ENOENT') throw unlinkError;
+        if ((unlinkError as NodeJS.ErrnoException).code !== 'ENOENT') throw dataDirError(unlinkError, dataDir, `remove the stale lock ${file}`);
       }
     }
   }

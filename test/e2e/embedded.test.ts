@@ -1,7 +1,7 @@
 import t from 'tap';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cliEnv, http, login, printedLogin, runCli, startServe, tempDataDir } from '../helpers/cli.js';
+import { cliEnv, clusterDirOf, http, login, printedLogin, runCli, startServe, tempDataDir } from '../helpers/cli.js';
 
 function alive(pid: number): boolean {
   try {
@@ -22,7 +22,7 @@ t.test('zero setup: embedded PostgreSQL in the data dir, one serve per data dir'
   const token = await login(served.url, 'default', admin!.email, admin!.password);
   t.equal((await http(`${served.url}/api/v1/auth/me`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
   t.equal(readFileSync(join(dataDir, 'serve.lock'), 'utf8').trim(), String(served.child.pid), 'the lock holds the pid');
-  const postmaster = Number(readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const postmaster = Number(readFileSync(join(clusterDirOf(dataDir), 'postmaster.pid'), 'utf8').split('\n')[0]);
   t.ok(alive(postmaster), 'the embedded server runs');
 
   const second = await runCli(['serve', '--port', '0'], env);
@@ -39,7 +39,7 @@ t.test('zero setup: embedded PostgreSQL in the data dir, one serve per data dir'
   served.child.kill('SIGTERM');
   t.equal(await served.exited, 0, 'SIGTERM exits 0');
   t.notOk(alive(postmaster), 'the embedded server is stopped');
-  t.notOk(existsSync(join(dataDir, 'pg', 'postmaster.pid')), 'and shut down cleanly');
+  t.notOk(existsSync(join(clusterDirOf(dataDir), 'postmaster.pid')), 'and shut down cleanly');
   t.notOk(existsSync(join(dataDir, 'serve.lock')), 'the lock is released');
 
   // A lock left by a crashed serve (its pid no longer runs; this one is above any pid_max) is stale.
