@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { Flags } from '@oclif/core';
-import pino from 'pino';
 import { BaseCommand } from '../src/cli/base-command.js';
 import { loadConfig } from '../src/core/config.js';
 import { errors } from '../src/core/errors.js';
-import { createLogger } from '../src/core/logging.js';
+import { createLogger, logFormatFor } from '../src/core/logging.js';
 import type { RunningServer } from '../daemon/server.js';
 
 export default class Serve extends BaseCommand {
@@ -25,8 +24,11 @@ export default class Serve extends BaseCommand {
     const { flags } = await this.parse(Serve);
     if (flags['jobs-only'] && !flags.jobs) throw errors.invalid('jobs-only', 'cannot be combined with --no-jobs');
     const config = loadConfig();
-    // Under --json stdout carries one document only, so the logs move to stderr.
-    const log = createLogger(config.logLevel, this.jsonEnabled() ? pino.destination({ dest: 2, sync: true }) : undefined);
+    // Under --json stdout carries one document only, so the logs move to stderr. JSON lines, or
+    // human lines on a terminal (HELPDESK_LOG_FORMAT decides when set).
+    const fd = this.jsonEnabled() ? 2 : 1;
+    const logFormat = logFormatFor(config.logFormat, fd);
+    const log = createLogger(config.logLevel, { fd, format: logFormat, noColor: config.noColor });
     // Listen for the stop signal before starting, so a signal during start-up still shuts down cleanly.
     const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
       process.once('SIGTERM', () => resolve('SIGTERM'));
@@ -42,6 +44,7 @@ export default class Serve extends BaseCommand {
       host: flags.host ?? config.host,
       jobs: flags.jobs,
       jobsOnly: flags['jobs-only'],
+      logFormat,
       tls: flags['tls-cert'] && flags['tls-key'] ? { cert: readPem('tls-cert', flags['tls-cert']), key: readPem('tls-key', flags['tls-key']) } : undefined,
     });
     this.announce(server);
@@ -50,17 +53,21 @@ export default class Serve extends BaseCommand {
     log.info({ signal }, 'shutting down: finishing requests in flight and running jobs');
     await server.close();
     log.info('stopped');
+    // JSON lines go out asynchronously (pino's default, for throughput): what is still queued,
+    // e.g. behind a busy terminal, must be written before the process exits.
+    await new Promise<void>((resolve) => log.flush(() => resolve()));
   }
 
   private announce(server: RunningServer): void {
     const admin = server.bootstrap;
     if (this.jsonEnabled()) {
       this.logJson({
-        url: server.url, port: server.port, jobs: server.jobs, database: server.database,
+        url: server.url, port: server.port, jobs: server.jobs, database: server.database, database_notice: server.databaseNotice,
         bootstrap: admin ? { tenant: admin.tenant.slug, email: admin.admin.email, password: admin.admin_password } : null,
       });
       return;
     }
+    if (server.databaseNotice) this.log(server.databaseNotice);
     if (admin) {
       const base = server.url ?? 'http://HOST:PORT';
       this.log('First start: created the tenant "default" and its administrator. This login is shown only once:');

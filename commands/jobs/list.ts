@@ -1,4 +1,5 @@
 import { BaseCommand } from '../../src/cli/base-command.js';
+import { showTable } from '../../src/cli/views/show-table.js';
 import { JOBS } from '../../src/jobs/registry.js';
 
 export interface JobInfo {
@@ -14,7 +15,18 @@ export default class JobsList extends BaseCommand {
   async run(): Promise<JobInfo[]> {
     await this.parse(JobsList);
     const jobs = JOBS.map(({ name, description, schedule }) => ({ name, description, schedule }));
-    for (const job of jobs) this.log(`${job.name.padEnd(22)} every ${job.schedule.padEnd(6)} ${job.description}`);
+    await showTable(
+      {
+        columns: [
+          { header: 'NAME', value: (job) => job.name },
+          { header: 'EVERY', value: (job) => job.schedule },
+          { header: 'DESCRIPTION', value: (job) => job.description },
+        ],
+        rows: jobs,
+        plain: (job) => `${job.name.padEnd(22)} every ${job.schedule.padEnd(6)} ${job.description}`,
+      },
+      this,
+    );
     return jobs;
   }
 }

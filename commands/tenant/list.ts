@@ -1,5 +1,6 @@
 import { BaseCommand } from '../../src/cli/base-command.js';
 import { withLocalBackend } from '../../src/cli/backend.js';
+import { showTable } from '../../src/cli/views/show-table.js';
 import { listTenants, type TenantOut } from '../../src/tenants/service.js';
 
 export default class TenantList extends BaseCommand {
@@ -9,8 +10,20 @@ export default class TenantList extends BaseCommand {
   async run(): Promise<TenantOut[]> {
     await this.parse(TenantList);
     const tenants = await withLocalBackend(({ deps }) => listTenants(deps.db));
-    if (tenants.length === 0) this.log('No tenants yet: `helpdesk serve` creates "default" on first start, or use `helpdesk tenant create`.');
-    for (const t of tenants) this.log(`${t.slug.padEnd(24)} ${t.name.padEnd(32)} ${t.id}  ${t.created_at}`);
+    await showTable(
+      {
+        columns: [
+          { header: 'SLUG', value: (t) => t.slug },
+          { header: 'NAME', value: (t) => t.name },
+          { header: 'ID', value: (t) => t.id },
+          { header: 'CREATED', value: (t) => t.created_at },
+        ],
+        rows: tenants,
+        plain: (t) => `${t.slug.padEnd(24)} ${t.name.padEnd(32)} ${t.id}  ${t.created_at}`,
+        empty: 'No tenants yet: `helpdesk serve` creates "default" on first start, or use `helpdesk tenant create`.',
+      },
+      this,
+    );
     return tenants;
   }
 }

@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Test } from 'tap';
 
 /**
@@ -16,15 +16,39 @@ export type Env = Record<string, string>;
 /** A fresh, private (0700) data dir, removed with the test; serve must make it usable itself. */
 export function tempDataDir(t: Test): string {
   const dir = mkdtempSync(join(tmpdir(), 'helpdesk-e2e-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  t.teardown(() => removeDataDir(dir));
   return dir;
+}
+
+/** The embedded settings a data dir recorded (postgres.json), or null. */
+export function embeddedSettings(dataDir: string): { port: number; cluster?: string; staging?: string } | null {
+  const file = join(dataDir, 'postgres.json');
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null;
+}
+
+/** The embedded cluster directory of a data dir: `pg` inside it, or (under root) in its staging dir. */
+export function clusterDirOf(dataDir: string): string {
+  return resolve(dataDir, embeddedSettings(dataDir)?.cluster ?? 'pg');
+}
+
+/** Removes a data dir and, under root, the staging dir that holds its embedded cluster. */
+export function removeDataDir(dataDir: string): void {
+  let staging: string | undefined;
+  try {
+    staging = embeddedSettings(dataDir)?.staging;
+  } catch {
+    staging = undefined;
+  }
+  if (staging) rmSync(staging, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
 }
 
 /** The environment of a child: the machine's basics plus the given Helpdesk settings. */
 export function cliEnv(settings: Env): Env {
   const env: Env = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (value === undefined || /^(TAP|TS_NODE|NODE_OPTIONS|DATABASE_URL|HELPDESK_|PORT$|HOST$|LOG_LEVEL)/.test(key)) continue;
+    // tap's own settings (it also turns colours off for its children) stay with tap.
+    if (value === undefined || /^(TAP|_TAPJS|TS_NODE|NODE_OPTIONS|DATABASE_URL|HELPDESK_|PORT$|HOST$|LOG_LEVEL|NO_COLOR$|FORCE_COLOR$|COLOR$)/.test(key)) continue;
     env[key] = value;
   }
   return { ...env, HELPDESK_SECRET_KEY: 'e2e-secret-key', LOG_LEVEL: 'warn', ...settings };
@@ -37,10 +61,48 @@ export interface CliResult {
   json(): any;
 }
 
+/** Whether `script` (util-linux) can give a child a pseudo-terminal here. */
+export function hasTerminal(): boolean {
+  return spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+/**
+ * `helpdesk ARGS` as a child process: on pipes, or with `terminal` on a pseudo-terminal of
+ * 50 rows and 200 columns (through `script`, which passes SIGTERM on; stdout and stderr then
+ * arrive together on stdout, with CRLF line ends).
+ */
+function spawnHelpdesk(args: string[], env: Env, terminal: boolean) {
+  if (!terminal) return spawn(process.execPath, [BIN, ...args], { env, cwd: ROOT });
+  const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+  const command = `stty rows 50 cols 200; exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
+  return spawn('script', ['-qfec', command, '/dev/null'], { env: asPersonAtTerminal(env), cwd: ROOT });
+}
+
+/**
+ * The environment of a person at a colour terminal. A CI runner sets CI (and sometimes
+ * TERM=dumb), which makes colour detection switch bold and colours off: right for the product,
+ * wrong for a test that asserts what a person sees. Settings a test passes (NO_COLOR) still win.
+ */
+function asPersonAtTerminal(env: Env): Env {
+  const person: Env = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (/^(CI|CONTINUOUS_INTEGRATION|BUILD_NUMBER|RUN_ID|GITHUB_ACTIONS|GITLAB_CI|BUILDKITE|TRAVIS|CIRCLECI|APPVEYOR|TEAMCITY_VERSION|TF_BUILD|CI_NAME)$/.test(key)) continue;
+    person[key] = value;
+  }
+  return { ...person, TERM: 'xterm-256color', COLORTERM: 'truecolor' };
+}
+
+export interface RunOptions {
+  timeoutMs?: number;
+  /** Run on a pseudo-terminal (see spawnHelpdesk). */
+  terminal?: boolean;
+}
+
 /** Runs `helpdesk ARGS` to completion. */
-export function runCli(args: string[], env: Env, timeoutMs = 30_000): Promise<CliResult> {
+export function runCli(args: string[], env: Env, options: number | RunOptions = {}): Promise<CliResult> {
+  const { timeoutMs = 30_000, terminal = false } = typeof options === 'number' ? { timeoutMs: options } : options;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: ROOT });
+    const child = spawnHelpdesk(args, env, terminal);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -68,8 +130,9 @@ export interface Served {
 }
 
 /** Starts `helpdesk serve ARGS` and waits for its "listening" line; killed at teardown if still running. */
-export function startServe(t: Test, args: string[], env: Env, timeoutMs = 45_000): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env, cwd: ROOT });
+export function startServe(t: Test, args: string[], env: Env, options: number | RunOptions = {}): Promise<Served> {
+  const { timeoutMs = 45_000, terminal = false } = typeof options === 'number' ? { timeoutMs: options } : options;
+  const child = spawnHelpdesk(['serve', ...args], env, terminal);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk) => (stdout += chunk));
