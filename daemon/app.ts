@@ -1,11 +1,14 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
+import { openApiOptions } from './openapi/options.js';
+import { buildValidator } from './input/validators.js';
+import { textGuardPlugin } from './input/text-guard.js';
 import type { Registry } from 'prom-client';
 import type { Deps } from '../src/core/context.js';
 import { AppError } from '../src/core/errors.js';
-import { errorsPlugin } from './plugins/errors.js';
+import { errorsPlugin, frameworkErrorHandler } from './plugins/errors.js';
 import { identifyPlugin } from './plugins/identify.js';
-import { memoryStore, rateLimitPlugin, redisStore } from './plugins/rate-limit.js';
+import { memoryStore, rateLimitPlugin, redisStore, requestCounter } from './plugins/rate-limit.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { requestIdFrom, requestIdPlugin } from './plugins/request-id.js';
 import { registerRoute, type RouteDef } from './route.js';
@@ -29,14 +32,20 @@ export interface AppOptions {
  * every declared route. Tests drive it with inject(); `serve` adds listen and shutdown.
  */
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const countRequest = requestCounter({
+    limit: deps.config.rateLimitPerMin,
+    store: deps.redis ? redisStore(deps.redis) : memoryStore(),
+  });
   const serverOptions: FastifyServerOptions = {
     loggerInstance: deps.log,
     genReqId: requestIdFrom,
     requestIdHeader: false,
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy: deps.config.trustProxy,
-    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+    // Bodies are validated without type coercion, query and path with it (input/validators.ts).
+    schemaController: { compilersFactory: { buildValidator: buildValidator as never } },
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors: frameworkErrorHandler(countRequest),
   };
   const app = options.https
     ? Fastify({ ...serverOptions, https: { ...options.https, minVersion: 'TLSv1.2' } } as FastifyServerOptions)
@@ -60,21 +69,12 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   });
 
   errorsPlugin(app);
+  textGuardPlugin(app);
   requestIdPlugin(app);
   await identifyPlugin(app);
-  rateLimitPlugin(app, {
-    limit: deps.config.rateLimitPerMin,
-    store: deps.redis ? redisStore(deps.redis) : memoryStore(),
-  });
+  rateLimitPlugin(app, countRequest);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'Helpdesk API', version: '1.0.0', description: 'Multi-tenant helpdesk REST API. Conventions: docs/api.md.' },
-      servers: [{ url: deps.config.siteUrl }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-    },
-  });
+  await app.register(swagger, openApiOptions(deps.config.siteUrl, () => app.routeDefs));
 
   for (const def of [...allRoutes, ...(options.extraRoutes ?? [])]) registerRoute(app, def);
   await app.ready();

@@ -1,12 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Actor, Ctx, Deps, Role } from '../src/core/context.js';
-import { errors } from '../src/core/errors.js';
+import { errors, type ErrorCode } from '../src/core/errors.js';
 import { inTransaction, readContext } from '../src/db/transaction.js';
 import { grants } from '../src/auth/scopes.js';
 import { verifyCsrfToken } from '../src/auth/csrf.js';
 import { requireFeature, type Feature } from '../src/licensing/features.js';
 import { resolveTenant } from './plugins/identify.js';
+import { isUrlSafeOperationId, operationIdOf } from './openapi/operation-id.js';
+import { checkNamedSchemas } from './openapi/named-schemas.js';
+import { assertBoundedInput } from './input/bounds.js';
 
 /**
  * "Routes declare, the pipeline enforces": every route states who may call it, the licence
@@ -52,7 +55,18 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
   access: Access;
   feature?: Feature;
   summary: string;
+  /** Longer text for the OpenAPI document; the access rule is appended to it by the pipeline. */
+  description?: string;
   tags: string[];
+  /** The OpenAPI operation id, when the one derived from method and URL reads poorly (operation-id.ts). */
+  operationId?: string;
+  /**
+   * Error codes the route's service can answer beyond those its declaration implies (access,
+   * licence, path ids, body and query validation, rate limit: see openapi/error-responses.ts),
+   * e.g. `['already_exists']` when a unique value can be taken. The API fuzzer fails on any answer
+   * a route does not document.
+   */
+  errors?: readonly ErrorCode[];
   schema: S;
   /** Success status (default 200). 204 sends no body. */
   status?: number;
@@ -133,6 +147,14 @@ export function registerRoute<S extends RouteSchema>(app: FastifyInstance, def: 
     // `{kind: 'token'}` alone means "any signed-in user"; it must be said on purpose.
     throw new Error(`Route ${def.method} ${def.url}: a token route needs a scope, roles, or authenticatedOnly: true`);
   }
+  const operationId = operationIdOf(def as unknown as RouteDef);
+  if (!isUrlSafeOperationId(operationId)) throw new Error(`Route ${def.method} ${def.url}: operationId ${operationId} is not URL-safe`);
+  const twin = app.routeDefs.find((other) => operationIdOf(other) === operationId);
+  if (twin) {
+    throw new Error(`Route ${def.method} ${def.url}: operationId ${operationId} is already used by ${twin.method} ${twin.url}; declare an operationId`);
+  }
+  checkNamedSchemas(app, `${def.method} ${def.url}`, def.schema);
+  assertBoundedInput(`${def.method} ${def.url}`, def.schema);
   const deps = app.deps;
   const status = def.status ?? 200;
   const useTransaction = def.transaction ?? def.method !== 'GET';
@@ -152,7 +174,6 @@ export function registerRoute<S extends RouteSchema>(app: FastifyInstance, def: 
       ...(def.schema.response || status === 204
         ? { response: { ...(status === 204 ? { 204: { type: 'null', description: 'No content' } } : {}), ...def.schema.response } }
         : {}),
-      ...(def.access.kind === 'token' ? { security: [{ bearer: [] }] } : {}),
     },
     onRequest: async (request) => {
       request.routeDef = def as unknown as RouteDef;

@@ -4,7 +4,7 @@ import type { Config } from '../src/core/config.js';
 import { SYSTEM_ACTOR, type Deps } from '../src/core/context.js';
 import { systemNow } from '../src/core/clock.js';
 import { closeDeps, createDeps } from '../src/core/deps.js';
-import type { Logger } from '../src/core/logging.js';
+import type { LogFormat, Logger } from '../src/core/logging.js';
 import { openDatabase, type OpenedDatabase } from '../src/db/open-database.js';
 import { migrateLatest } from '../src/db/migrations.js';
 import { bootstrapDefaultTenant, type CreatedTenant } from '../src/tenants/service.js';
@@ -27,6 +27,8 @@ export interface ServeOptions {
   /** Only the scheduler, no HTTP server (--jobs-only). */
   jobsOnly: boolean;
   tls?: { cert: Buffer; key: Buffer };
+  /** The format of the job workers' logs, the same as `log`'s (default JSON). */
+  logFormat?: LogFormat;
 }
 
 export interface RunningServer {
@@ -36,6 +38,8 @@ export interface RunningServer {
   /** The first-start tenant and its generated login, when this start created them. */
   bootstrap: CreatedTenant | null;
   database: OpenedDatabase['kind'];
+  /** What the operator should hear once about the embedded database (where it lives and why), or null. */
+  databaseNotice: string | null;
   jobs: boolean;
   /** Graceful stop: in-flight requests and running jobs finish first. Idempotent. */
   close(): Promise<void>;
@@ -60,7 +64,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       const lock: DataDirLock = acquireDataDirLock(config.dataDir);
       undo.push(() => lock.release());
     }
-    const database = await openDatabase(config, (line) => log.debug({ postgres: true }, line));
+    const database = await openDatabase(config, { onLog: (line) => log.debug({ postgres: true }, line) });
     undo.push(() => database.close());
     const deps: Deps = createDeps(config, database.url, { log });
     undo.push(() => closeDeps(deps));
@@ -73,7 +77,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // The scheduler starts before the app listens so that unwinding (in reverse) stops taking
     // requests first, then waits for running jobs, then closes the database.
     if (options.jobs) {
-      const manager: JobManager = await startJobManager({ databaseUrl: database.url, log });
+      const manager: JobManager = await startJobManager({ databaseUrl: database.url, log, logFormat: options.logFormat });
       undo.push(() => manager.stop());
     }
 
@@ -95,6 +99,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       port,
       bootstrap,
       database: database.kind,
+      databaseNotice: database.notice,
       jobs: options.jobs,
       close: () => (closing ??= unwind()),
     };

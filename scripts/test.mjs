@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The test command (`npm test`): builds, finds a PostgreSQL server (HELPDESK_TEST_DATABASE_URL,
+// The test command (`npm test`): checks the declared dependencies, builds, finds a PostgreSQL server (HELPDESK_TEST_DATABASE_URL,
 // else the local one on 127.0.0.1:5432, else an embedded one started for this run), migrates a
 // template database once, and runs tap. Each test file clones its own database from the template,
 // so files run in parallel and never see each other's rows.
@@ -11,6 +11,12 @@ import { randomBytes } from 'node:crypto';
 
 const root = new URL('..', import.meta.url).pathname;
 process.chdir(root);
+
+// Dependency hygiene first (knip.jsonc): a package imported but not declared, or declared but
+// never used, fails the run.
+console.log('# checking declared dependencies (knip)');
+const hygiene = spawnSync('npx', ['knip', '--dependencies'], { stdio: 'inherit' });
+if (hygiene.status !== 0) process.exit(hygiene.status ?? 1);
 
 console.log('# building');
 // Type errors fail the run; HELPDESK_TEST_ALLOW_TYPE_ERRORS=1 lets tests run anyway while a
@@ -68,5 +74,7 @@ await admin.destroy();
 if (embedded) {
   await embedded.stop();
   rmSync(embeddedDir, { recursive: true, force: true });
+  // Under root the cluster lives in a staging dir outside the data dir (src/db/root-staging.ts).
+  if (embedded.stagingDir) rmSync(embedded.stagingDir, { recursive: true, force: true });
 }
 process.exit(code);

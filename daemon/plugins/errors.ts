@@ -1,5 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, errors, isAppError, type FieldProblem } from '../../src/core/errors.js';
+import { AppError, errors, isAppError, type ErrorCode, type FieldProblem } from '../../src/core/errors.js';
+import { patternMessage } from '../../src/core/schema-types.js';
+import { arrivalIdentity } from './identify.js';
+import type { RequestCounter } from './rate-limit.js';
 
 /**
  * Every failure leaves the daemon as the contract's error body (CONTRACT §2):
@@ -19,12 +22,28 @@ function fieldOf(error: AjvError): string {
   return [base, child].filter(Boolean).join('.') || '(body)';
 }
 
+function typeName(type: unknown): string {
+  return String(type)
+    .split(',')
+    .map((t) => (t === 'null' ? 'null' : `${/^[aeiou]/.test(t) ? 'an' : 'a'} ${t}`))
+    .join(' or ');
+}
+
 function messageOf(error: AjvError): string {
+  const limit = error.params.limit as number;
   switch (error.keyword) {
     case 'required': return 'is required';
     case 'additionalProperties': return 'is not allowed';
     case 'format': return `must be a valid ${String(error.params.format).replace('date-time', 'RFC 3339 timestamp')}`;
     case 'enum': return `must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`;
+    case 'type': return `must be ${typeName(error.params.type)}`;
+    case 'minLength': return limit === 1 ? 'must not be empty' : `must be at least ${limit} characters`;
+    case 'maxLength': return `must be at most ${limit} characters`;
+    case 'minimum': return `must be at least ${limit}`;
+    case 'maximum': return `must be at most ${limit}`;
+    case 'minItems': return `must have at least ${limit} items`;
+    case 'maxItems': return `must have at most ${limit} items`;
+    case 'pattern': return patternMessage(String(error.params.pattern));
     default: return error.message ?? 'is invalid';
   }
 }
@@ -45,8 +64,22 @@ export function validationProblems(list: AjvError[], context?: string): FieldPro
   return problems;
 }
 
+/** The contract's code for a 4xx that Fastify or Node raise themselves (an unusual method, a bad URL…). */
+const CLIENT_ERRORS: Record<number, ErrorCode> = {
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'route_not_found',
+  405: 'route_not_found',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+};
+
 function translate(error: FastifyError & { validation?: AjvError[]; validationContext?: string }, request: FastifyRequest): AppError {
   if (isAppError(error)) return error;
+  // A request no route answers is "no such route", whatever else is wrong with it (a QUERY request
+  // without a content type, a body on an unknown path): the method and path decide first.
+  if (request.is404) return errors.routeNotFound(request.method, request.url);
   if (error.validation) {
     if (error.validationContext === 'params') {
       const resource = (request.routeDef?.tags?.[0] ?? 'resource').replace(/s$/, '');
@@ -69,6 +102,12 @@ function translate(error: FastifyError & { validation?: AjvError[]; validationCo
   if (error instanceof SyntaxError && (error as { statusCode?: number }).statusCode === 400) {
     return new AppError('invalid_json', 'The request body is not valid JSON');
   }
+  // Any other client error Fastify or Node raise keeps its class, never becomes a 500.
+  const status = error.statusCode ?? 0;
+  if (status >= 400 && status < 500) {
+    const code = CLIENT_ERRORS[status] ?? 'bad_request';
+    return code === 'route_not_found' ? errors.routeNotFound(request.method, request.url) : new AppError(code, error.message || 'The request is malformed');
+  }
   return errors.internal();
 }
 
@@ -83,6 +122,23 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
       ...(error.details !== undefined ? { details: error.details } : {}),
       request_id: String(request.id),
     });
+}
+
+/**
+ * Requests Fastify's router refuses before any hook runs (a URL whose percent-encoding is broken,
+ * a path parameter over the router's length limit) still get the contract's answer: counted by
+ * the rate limit, with X-Request-Id, as `400 bad_request`.
+ */
+export function frameworkErrorHandler(count: RequestCounter) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    reply.header('X-Request-Id', String(request.id));
+    request.identity = arrivalIdentity();
+    const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is longer than any identifier' : 'The URL is not validly percent-encoded';
+    count(request, reply).then(
+      () => sendError(reply, request, new AppError('bad_request', message)),
+      (refusal: unknown) => sendError(reply, request, isAppError(refusal) ? refusal : errors.internal()),
+    );
+  };
 }
 
 export function errorsPlugin(app: FastifyInstance): void {

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { RequestIdentity } from '../route.js';
 import type { Deps } from '../../src/core/context.js';
 import { resolveBearerToken } from '../../src/auth/tokens.js';
 import { tenantByHost, tenantBySlug, type TenantRef } from '../../src/tenants/resolve.js';
@@ -26,10 +27,15 @@ export async function resolveTenant(request: FastifyRequest, deps: Deps): Promis
   return deps.config.defaultTenant ? tenantBySlug(deps.db, deps.config.defaultTenant) : null;
 }
 
+/** The identity of a request before its token is looked at: anonymous, at the moment it arrived. */
+export function arrivalIdentity(): RequestIdentity {
+  return { now: new Date(), tenantId: null, actor: null, badToken: false };
+}
+
 export async function identifyPlugin(app: FastifyInstance): Promise<void> {
   app.decorateRequest('identity', null as never);
   app.addHook('onRequest', async (request) => {
-    request.identity = { now: new Date(), tenantId: null, actor: null, badToken: false };
+    request.identity = arrivalIdentity();
     const token = bearerToken(request);
     if (!token) return;
     const resolved = await resolveBearerToken(app.deps.db, token, request.identity.now);

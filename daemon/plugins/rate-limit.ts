@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { errors } from '../../src/core/errors.js';
 
@@ -44,8 +44,11 @@ export function redisStore(redis: Redis): RateLimitStore {
   };
 }
 
-export function rateLimitPlugin(app: FastifyInstance, options: { limit: number; store: RateLimitStore }): void {
-  app.addHook('onRequest', async (request, reply) => {
+export type RequestCounter = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+/** Counts the request, sets the X-RateLimit-* headers and refuses it (429) over the limit. */
+export function requestCounter(options: { limit: number; store: RateLimitStore }): RequestCounter {
+  return async (request, reply) => {
     const nowSec = Math.floor(request.identity.now.getTime() / 1000);
     const resetAt = nowSec - (nowSec % 60) + 60;
     const actor = request.identity?.actor;
@@ -60,5 +63,9 @@ export function rateLimitPlugin(app: FastifyInstance, options: { limit: number; 
     reply.header('X-RateLimit-Remaining', Math.max(0, options.limit - count));
     reply.header('X-RateLimit-Reset', resetAt);
     if (count > options.limit) throw errors.rateLimited(resetAt - nowSec);
-  });
+  };
+}
+
+export function rateLimitPlugin(app: FastifyInstance, count: RequestCounter): void {
+  app.addHook('onRequest', count);
 }

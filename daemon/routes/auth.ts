@@ -29,6 +29,7 @@ export const authRoutes = [
   }),
   route({
     method: 'POST', url: '/auth/login', access: { kind: 'csrf' }, summary: 'Sign in with email and password', tags,
+    errors: ['invalid_credentials'],
     // No surrounding transaction: a refused attempt must stay recorded for the throttle (see src/auth/login.ts).
     transaction: false,
     schema: { body: LoginBody, response: { 200: Type.Union([LoginAnswer, ChallengeAnswer]) } },
@@ -37,6 +38,7 @@ export const authRoutes = [
   }),
   route({
     method: 'POST', url: '/auth/login/2fa', access: { kind: 'csrf' }, summary: 'Complete a sign-in with a TOTP or recovery code', tags,
+    errors: ['invalid_two_factor_code'],
     transaction: false,
     schema: { body: TwoFactorLoginBody, response: { 200: LoginAnswer } },
     example: { body: { challenge_token: 'challenge-token-from-login', code: '123456' } },
@@ -45,6 +47,7 @@ export const authRoutes = [
   }),
   route({
     method: 'POST', url: '/auth/register', access: { kind: 'csrf' }, summary: 'Register a customer portal account and sign in', tags,
+    errors: ['already_exists'],
     status: 201,
     schema: { body: RegisterBody, response: { 201: LoginAnswer } },
     example: { body: { email: 'new.customer@example.com', name: 'New Customer', password: 'a long enough passphrase' } },
@@ -86,6 +89,8 @@ export const authRoutes = [
   }),
   route({
     method: 'PATCH', url: '/auth/me/password', access: { kind: 'token' }, authenticatedOnly: true, summary: 'Change the caller\'s password', tags,
+    // API keys may not change passwords.
+    errors: ['forbidden'],
     status: 204,
     schema: { body: PasswordChangeBody },
     example: { body: { current_password: 'the current passphrase', new_password: 'a new long passphrase' } },

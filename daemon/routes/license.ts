@@ -12,9 +12,9 @@ export const licenseRoutes = [
     handler: (ctx) => licenseStatus(ctx),
   }),
   route({
-    method: 'POST', url: '/license', access: { kind: 'token', scope: 'license:write', roles: ADMIN }, summary: 'Install a signed licence', tags,
+    method: 'POST', url: '/license', access: { kind: 'token', scope: 'license:write', roles: ADMIN }, summary: 'Install a signed licence', tags, operationId: 'license.install',
     schema: {
-      body: Type.Object({ license: Type.String({ minLength: 1, maxLength: 20_000 }) }, { additionalProperties: false }),
+      body: Type.Object({ license: Type.String({ minLength: 1, maxLength: 20_000 }) }, { $id: 'LicenseInstall', additionalProperties: false }),
       response: { 200: LicenseStatus },
     },
     example: { body: { license: 'e30.AA' } },

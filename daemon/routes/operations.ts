@@ -13,6 +13,7 @@ export const operationsRoutes = [
   }),
   route({
     method: 'GET', url: '/readyz', access: { kind: 'public' }, summary: 'Readiness: database and cache answer', tags: ['operations'],
+    errors: ['not_ready'],
     schema: {
       response: {
         200: Type.Object({ status: Type.Literal('ready'), checks: Type.Record(Type.String(), Type.String()) }),
@@ -22,6 +23,8 @@ export const operationsRoutes = [
   }),
   route({
     method: 'GET', url: '/metrics', access: { kind: 'public' }, summary: 'Prometheus metrics', tags: ['operations'],
+    // HELPDESK_METRICS_TOKEN, when set, guards the endpoint with its own bearer token.
+    errors: ['unauthenticated'],
     schema: {},
     handler: async (ctx, { request, reply }) => {
       // Public by default (scrapers sit on a private network); HELPDESK_METRICS_TOKEN guards it.
@@ -33,7 +36,7 @@ export const operationsRoutes = [
     },
   }),
   route({
-    method: 'GET', url: '/openapi.json', access: { kind: 'public' }, summary: 'OpenAPI 3.1 document', tags: ['operations'],
+    method: 'GET', url: '/openapi.json', access: { kind: 'public' }, summary: 'OpenAPI 3.1 document', tags: ['operations'], operationId: 'openapi.get',
     schema: {},
     handler: async (_ctx, { request }) => request.server.swagger(),
   }),

@@ -19,6 +19,7 @@ export const usersRoutes = [
   }),
   route({
     method: 'POST', url: '/users', access: { kind: 'token', scope: 'users:write' }, summary: 'Create a user', tags,
+    errors: ['already_exists', 'conflict'],
     schema: { body: UserCreate, response: { 201: User } }, status: 201,
     example: { body: { email: 'new.customer@example.com', name: 'New Customer' } },
     handler: (ctx, { body }) => createUser(ctx, body),
@@ -47,18 +48,21 @@ export const usersRoutes = [
   }),
   route({
     method: 'PATCH', url: '/users/:id', access: { kind: 'token', scope: 'users:write' }, summary: 'Update a user profile or deactivate a user', tags,
+    errors: ['already_exists', 'conflict'],
     schema: { params: IdParams, body: UserUpdate, response: { 200: User } },
     example: { body: { notes: 'Prefers email' } },
     handler: (ctx, { params, body }) => updateUser(ctx, params.id, body),
   }),
   route({
     method: 'PATCH', url: '/users/:id/role', access: { kind: 'token', scope: 'users:write' }, summary: 'Change a user role', tags,
+    errors: ['conflict', 'forbidden'],
     schema: { params: IdParams, body: RoleChange, response: { 200: User } },
     example: { body: { role: 'agent' } },
     handler: (ctx, { params, body }) => changeRole(ctx, params.id, body.role),
   }),
   route({
     method: 'POST', url: '/users/:id/invite', access: { kind: 'token', scope: 'users:write' }, summary: 'Send or resend an invitation', tags,
+    errors: ['conflict'],
     schema: { params: IdParams, response: { 202: Invitation } }, status: 202,
     handler: (ctx, { params }) => inviteUser(ctx, params.id),
   }),

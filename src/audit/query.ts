@@ -24,7 +24,7 @@ export const AuditEntry = Type.Object({
   ip: Nullable(Type.String()),
   request_id: Nullable(Type.String()),
   created_at: Type.String(),
-});
+}, { $id: 'AuditEntry' });
 export type AuditEntry = Static<typeof AuditEntry>;
 
 export const AuditQuery = Type.Object({

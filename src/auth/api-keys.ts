@@ -3,7 +3,7 @@ import type { Ctx } from '../core/context.js';
 import { errors, type FieldProblem } from '../core/errors.js';
 import { parseRfc3339, toRfc3339 } from '../core/clock.js';
 import { pageParams, paginatePage, type Page } from '../core/pagination.js';
-import { Nullable, Timestamp } from '../core/schema-types.js';
+import { NonBlank, Nullable, Timestamp } from '../core/schema-types.js';
 import { scoped } from '../db/tenant-scope.js';
 import { recordAudit } from '../audit/service.js';
 import { issueApiKey, type ApiKeyRow } from './api-key-store.js';
@@ -24,7 +24,7 @@ export const ApiKey = Type.Object({
   revoked_at: Nullable(Type.String()),
   created_at: Type.String(),
   user_id: Type.String(),
-});
+}, { $id: 'ApiKey' });
 export type ApiKey = Static<typeof ApiKey>;
 
 export const CreatedApiKey = Type.Object({
@@ -36,16 +36,16 @@ export const CreatedApiKey = Type.Object({
   last4: Type.String(),
   created_at: Type.String(),
   key: Type.String({ description: 'The full key; shown only in this answer' }),
-});
+}, { $id: 'CreatedApiKey' });
 export type CreatedApiKey = Static<typeof CreatedApiKey>;
 
 export const ApiKeyCreate = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100 }),
+    name: NonBlank({ maxLength: 100 }),
     scopes: Type.Array(Type.String({ maxLength: 100 }), { minItems: 1, maxItems: 100 }),
     expires_at: Type.Optional(Nullable(Timestamp())),
   },
-  { additionalProperties: false },
+  { $id: 'ApiKeyCreate', additionalProperties: false },
 );
 export type ApiKeyCreate = Static<typeof ApiKeyCreate>;
 

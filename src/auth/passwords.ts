@@ -7,9 +7,15 @@ const OPTIONS = { algorithm: Algorithm.Argon2id, memoryCost: 19456, timeCost: 2,
 export const PASSWORD_MIN = 12;
 export const PASSWORD_MAX = 256;
 
+/**
+ * The password policy. The API schemas state the same bounds (`NewPassword` in schemas.ts), so a
+ * request is refused before it reaches here; this guards the other callers (CLI, first start).
+ * Lengths count characters (code points), as JSON Schema's minLength does, not UTF-16 units.
+ */
 export function passwordProblems(field: string, password: string): FieldProblem[] {
-  if (password.length < PASSWORD_MIN) return [{ field, message: `must be at least ${PASSWORD_MIN} characters` }];
-  if (password.length > PASSWORD_MAX) return [{ field, message: `must be at most ${PASSWORD_MAX} characters` }];
+  const length = [...password].length;
+  if (length < PASSWORD_MIN) return [{ field, message: `must be at least ${PASSWORD_MIN} characters` }];
+  if (length > PASSWORD_MAX) return [{ field, message: `must be at most ${PASSWORD_MAX} characters` }];
   return [];
 }
 

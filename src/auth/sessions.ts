@@ -1,6 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { addSeconds } from '../core/clock.js';
 import { uuidv7 } from '../core/ids.js';
+import { cleanText } from '../core/text.js';
 import { insertScoped, scoped } from '../db/tenant-scope.js';
 import { newSessionToken, SESSION_TTL_SECONDS } from './tokens.js';
 
@@ -20,7 +21,8 @@ export async function createSession(ctx: Ctx, userId: string, meta: { userAgent?
     user_id: userId,
     token_hash: hash,
     ip: ctx.ip,
-    user_agent: meta.userAgent?.slice(0, 500) ?? null,
+    // Recorded as sent, less what PostgreSQL cannot store (a NUL would fail the sign-in).
+    user_agent: meta.userAgent ? cleanText(meta.userAgent).slice(0, 500) : null,
     created_at: ctx.now,
     expires_at: expiresAt,
   });

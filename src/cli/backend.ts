@@ -1,10 +1,9 @@
-import pino from 'pino';
 import { loadConfig, type Config } from '../core/config.js';
 import { CLI_ACTOR, type Ctx, type Deps } from '../core/context.js';
 import { AppError, errors } from '../core/errors.js';
 import { systemNow } from '../core/clock.js';
 import { closeDeps, createDeps } from '../core/deps.js';
-import { createLogger } from '../core/logging.js';
+import { createLogger, logFormatFor } from '../core/logging.js';
 import { openDatabase } from '../db/open-database.js';
 import { migrationStatus } from '../db/migrations.js';
 import { inTransaction } from '../db/transaction.js';
@@ -36,8 +35,8 @@ export interface LocalOptions {
 export async function withLocalBackend<T>(fn: (backend: LocalBackend) => Promise<T>, options: LocalOptions = {}): Promise<T> {
   const config = options.config ?? loadConfig();
   // Logs go to stderr: stdout belongs to the command's result (--json prints nothing else).
-  const log = createLogger(config.logLevel, pino.destination({ dest: 2, sync: true }));
-  const database = await openDatabase(config, (line) => log.debug({ postgres: true }, line));
+  const log = createLogger(config.logLevel, { fd: 2, format: logFormatFor(config.logFormat, 2), noColor: config.noColor });
+  const database = await openDatabase(config, { onLog: (line) => log.debug({ postgres: true }, line) });
   const deps = createDeps(config, database.url, { log, poolMax: 4 });
   try {
     if (options.requireMigrated !== false) await assertMigrated(deps);

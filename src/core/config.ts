@@ -1,6 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { resolve, join } from 'node:path';
+import { ensureDataDir, inDataDir } from './data-dir.js';
+import { LOG_FORMATS, type LogFormat } from './logging.js';
 
 /**
  * All configuration comes from environment variables (CONTRACT §10), read once here into a typed
@@ -26,6 +28,10 @@ export interface Config {
   metricsToken: string | null;
   adminEmail: string;
   logLevel: string;
+  /** HELPDESK_LOG_FORMAT; null: pretty on a terminal, JSON otherwise (see logging.ts). */
+  logFormat: LogFormat | null;
+  /** NO_COLOR (https://no-color.org): no colours in pretty log lines. */
+  noColor: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -54,11 +60,18 @@ export function secretKeyFor(env: Env, dataDir: string): string {
   const explicit = nonEmpty(env.HELPDESK_SECRET_KEY);
   if (explicit) return explicit;
   const file = join(dataDir, 'secret.key');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dataDir, { recursive: true });
+  if (existsSync(file)) return inDataDir(dataDir, `read ${file}`, () => readFileSync(file, 'utf8').trim());
+  ensureDataDir(dataDir);
   const key = randomBytes(32).toString('hex');
-  writeFileSync(file, key + '\n', { mode: 0o600, flag: 'wx' });
+  inDataDir(dataDir, `write ${file}`, () => writeFileSync(file, key + '\n', { mode: 0o600, flag: 'wx' }));
   return key;
+}
+
+function logFormatFrom(env: Env): LogFormat | null {
+  const raw = nonEmpty(env.HELPDESK_LOG_FORMAT)?.toLowerCase();
+  if (raw === undefined) return null;
+  if (!(LOG_FORMATS as readonly string[]).includes(raw)) throw new Error(`HELPDESK_LOG_FORMAT must be ${LOG_FORMATS.join(' or ')}, got "${raw}"`);
+  return raw as LogFormat;
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -85,5 +98,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: nonEmpty(env.HELPDESK_METRICS_TOKEN),
     adminEmail: nonEmpty(env.HELPDESK_ADMIN_EMAIL) ?? 'admin@example.com',
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
+    logFormat: logFormatFrom(env),
+    noColor: nonEmpty(env.NO_COLOR) !== null,
   };
 }

@@ -16,11 +16,21 @@ import { Nullable } from './schema-types.js';
  */
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
+/**
+ * The deepest page of the page form. OFFSET pagination gets slower with depth, and a page number
+ * past 2^53 is no longer an exact number (`page=1e20` would answer some other page under its
+ * label); deeper lists continue by cursor.
+ */
+export const MAX_PAGE = 10_000;
 
 /** Query parameters of the page form; spread into a route's querystring schema next to its filters. */
 export const pageParams = {
   // No schema default for `page`: the cursor form must tell "page sent" from "page omitted".
-  page: Type.Optional(Type.Integer({ minimum: 1, description: 'Page number, default 1' })),
+  page: Type.Optional(Type.Integer({
+    minimum: 1,
+    maximum: MAX_PAGE,
+    description: `Page number, default 1, at most ${MAX_PAGE}; lists that take a cursor continue by cursor beyond`,
+  })),
   page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
 };
 
@@ -65,16 +75,19 @@ export interface Page<T, M = PageMeta> {
  * (page and total only in the page form, next_cursor always).
  */
 export function ListOf<T extends TSchema>(item: T, options: { cursor?: boolean } = {}) {
-  const meta = options.cursor
-    ? Type.Object({
-        page: Type.Optional(Type.Integer()),
-        page_size: Type.Integer(),
-        total: Type.Optional(Type.Integer()),
-        next_cursor: Nullable(Type.String()),
-      })
-    : Type.Object({ page: Type.Integer(), page_size: Type.Integer(), total: Type.Integer() });
-  return Type.Object({ data: Type.Array(item), meta });
+  const meta = options.cursor ? CursorMetaSchema : PageMetaSchema;
+  // A named item names its list (`User` → `UserList`): a named type in generated clients.
+  return Type.Object({ data: Type.Array(item), meta }, item.$id ? { $id: `${item.$id}List` } : {});
 }
+
+const PageMetaSchema = Type.Object({ page: Type.Integer(), page_size: Type.Integer(), total: Type.Integer() }, { $id: 'PageMeta' });
+
+const CursorMetaSchema = Type.Object({
+  page: Type.Optional(Type.Integer()),
+  page_size: Type.Integer(),
+  total: Type.Optional(Type.Integer()),
+  next_cursor: Nullable(Type.String()),
+}, { $id: 'CursorMeta', description: 'Meta of a list that also pages by cursor: page and total only in the page form' });
 
 function pageSizeOf(query: PageInput): number {
   return query.page_size ?? DEFAULT_PAGE_SIZE;

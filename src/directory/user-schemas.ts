@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ROLES } from '../core/context.js';
 import { pageParams } from '../core/pagination.js';
-import { Nullable, StringEnum } from '../core/schema-types.js';
+import { HttpUrl, NonBlank, Nullable, StringEnum } from '../core/schema-types.js';
+import { NewPassword } from '../auth/password-schema.js';
 
 /** Request and response schemas of /users (validation, serialisation, OpenAPI, the REST client). */
 export const RoleSchema = StringEnum(ROLES);
@@ -28,11 +29,11 @@ export const User = Type.Object({
   last_login_at: Nullable(Type.String()),
   created_at: Type.String(),
   updated_at: Type.String(),
-});
+}, { $id: 'User' });
 export type User = Static<typeof User>;
 
-/** Profile fields shared by create and update; nullable ones are cleared with null. */
-const profile = {
+/** Profile fields shared by create, update and the caller's own profile; nullable ones are cleared with null. */
+export const profileFields = {
   phone: Type.Optional(Nullable(Type.String({ maxLength: 50 }))),
   notes: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
   department: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
@@ -41,13 +42,16 @@ const profile = {
   is_vip: Type.Optional(Type.Boolean()),
   max_concurrent_conversations: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 1000 }))),
   organization_id: Type.Optional(Nullable(Type.String({ format: 'uuid' }))),
-  avatar_url: Type.Optional(Nullable(Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000 }))),
-  // IANA zone names are checked by the service (luxon knows the zone database).
+  avatar_url: Type.Optional(Nullable(HttpUrl({ maxLength: 2000 }))),
+  // IANA zone names are checked by the service (luxon knows the zone database; no pattern can).
+  // BCP 47 language tags in their common shape: `en`, `pt-BR`, `zh-Hant-TW`.
   timezone: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
   locale: Type.Optional(Nullable(Type.String({ pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$', maxLength: 35 }))),
 };
 
-const name = Type.String({ minLength: 1, maxLength: 200 });
+/** A person's name: something besides white space. */
+export const UserName = NonBlank({ maxLength: 200 });
+const name = UserName;
 const email = Type.String({ format: 'email', maxLength: 320 });
 
 export const UserCreate = Type.Object(
@@ -55,20 +59,20 @@ export const UserCreate = Type.Object(
     email,
     name,
     role: Type.Optional(RoleSchema),
-    password: Type.Optional(Type.String({ minLength: 12, maxLength: 256 })),
-    ...profile,
+    password: Type.Optional(NewPassword),
+    ...profileFields,
   },
-  { additionalProperties: false },
+  { $id: 'UserCreate', additionalProperties: false },
 );
 export type UserCreate = Static<typeof UserCreate>;
 
 export const UserUpdate = Type.Object(
-  { name: Type.Optional(name), email: Type.Optional(email), active: Type.Optional(Type.Boolean()), ...profile },
-  { additionalProperties: false },
+  { name: Type.Optional(name), email: Type.Optional(email), active: Type.Optional(Type.Boolean()), ...profileFields },
+  { $id: 'UserUpdate', additionalProperties: false },
 );
 export type UserUpdate = Static<typeof UserUpdate>;
 
-export const RoleChange = Type.Object({ role: RoleSchema }, { additionalProperties: false });
+export const RoleChange = Type.Object({ role: RoleSchema }, { $id: 'RoleChange', additionalProperties: false });
 
 export const UserListQuery = Type.Object({
   ...pageParams,
@@ -80,7 +84,7 @@ export const UserListQuery = Type.Object({
 });
 export type UserListQuery = Static<typeof UserListQuery>;
 
-export const Invitation = Type.Object({ user_id: Type.String(), invited_at: Type.String(), expires_at: Type.String() });
+export const Invitation = Type.Object({ user_id: Type.String(), invited_at: Type.String(), expires_at: Type.String() }, { $id: 'Invitation' });
 export type Invitation = Static<typeof Invitation>;
 
 export const SeatUsageSchema = Type.Object({
@@ -89,6 +93,6 @@ export const SeatUsageSchema = Type.Object({
   quota: Nullable(Type.Integer()),
   limit: Nullable(Type.Integer()),
   available: Nullable(Type.Integer()),
-});
+}, { $id: 'SeatUsage' });
 
-export const SeatQuota = Type.Object({ quota: Nullable(Type.Integer({ minimum: 0, maximum: 1_000_000 })) }, { additionalProperties: false });
+export const SeatQuota = Type.Object({ quota: Nullable(Type.Integer({ minimum: 0, maximum: 1_000_000 })) }, { $id: 'SeatQuota', additionalProperties: false });

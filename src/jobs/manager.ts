@@ -1,6 +1,6 @@
 import Bree from 'bree';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '../core/logging.js';
+import type { LogFormat, Logger } from '../core/logging.js';
 import { JOBS, type JobDef } from './registry.js';
 
 /**
@@ -15,6 +15,8 @@ export interface JobManager {
 
 export interface WorkerInput {
   databaseUrl: string;
+  /** The daemon's log format, so a worker's lines look like the daemon's. */
+  logFormat?: LogFormat;
   /** The job module to load when running from TypeScript sources (see the tsx shim). */
   script?: string;
 }
@@ -22,6 +24,7 @@ export interface WorkerInput {
 export interface JobManagerOptions {
   databaseUrl: string;
   log: Logger;
+  logFormat?: LogFormat;
   /** Defaults to the registry; tests pass jobs with shorter schedules. */
   jobs?: readonly JobDef[];
 }
@@ -31,13 +34,13 @@ export interface JobManagerOptions {
 // that registers tsx and then imports the .ts job (STACK.md, "Bree worker threads").
 const fromSources = import.meta.url.endsWith('.ts');
 
-function workerFor(name: string, databaseUrl: string): { path: string; workerData: WorkerInput } {
+function workerFor(name: string, input: WorkerInput): { path: string; workerData: WorkerInput } {
   if (!fromSources) {
-    return { path: fileURLToPath(new URL(`../../daemon/jobs/${name}.js`, import.meta.url)), workerData: { databaseUrl } };
+    return { path: fileURLToPath(new URL(`../../daemon/jobs/${name}.js`, import.meta.url)), workerData: input };
   }
   return {
     path: fileURLToPath(new URL('../../daemon/jobs/tsx-shim.mjs', import.meta.url)),
-    workerData: { databaseUrl, script: new URL(`../../daemon/jobs/${name}.ts`, import.meta.url).href },
+    workerData: { ...input, script: new URL(`../../daemon/jobs/${name}.ts`, import.meta.url).href },
   };
 }
 
@@ -58,7 +61,7 @@ export async function startJobManager(options: JobManagerOptions): Promise<JobMa
     },
     errorHandler: (error, data) => log.error({ err: error, job: data.name }, 'job worker failed'),
     jobs: (options.jobs ?? JOBS).map((job) => {
-      const { path, workerData } = workerFor(job.name, options.databaseUrl);
+      const { path, workerData } = workerFor(job.name, { databaseUrl: options.databaseUrl, logFormat: options.logFormat });
       // timeout: false → the first run comes one interval after start, not at start-up.
       return { name: job.name, path, timeout: false as const, ...scheduleOf(job.schedule), worker: { workerData } };
     }),

@@ -1,6 +1,7 @@
 import { workerData } from 'node:worker_threads';
 import { loadConfig } from '../core/config.js';
 import { closeDeps, createDeps } from '../core/deps.js';
+import { createLogger } from '../core/logging.js';
 import type { WorkerInput } from './manager.js';
 import { runJob } from './runner.js';
 
@@ -10,8 +11,9 @@ import { runJob } from './runner.js';
  * job_runs row) and closes everything so the thread ends.
  */
 export async function runInWorker(name: string): Promise<void> {
-  const { databaseUrl } = workerData as WorkerInput;
-  const deps = createDeps(loadConfig(process.env), databaseUrl, { poolMax: 3 });
+  const { databaseUrl, logFormat } = workerData as WorkerInput;
+  const config = loadConfig(process.env);
+  const deps = createDeps(config, databaseUrl, { poolMax: 3, log: createLogger(config.logLevel, { format: logFormat, noColor: config.noColor }) });
   try {
     const run = await runJob(deps, name);
     deps.log.info({ job: name, status: run.status, result: run.result }, 'job run finished');

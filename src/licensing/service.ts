@@ -24,7 +24,7 @@ export const LicenseStatus = Type.Object({
   expires_at: Nullable(Type.String()),
   installed_at: Nullable(Type.String()),
   features: Type.Object(Object.fromEntries(Object.keys(FEATURES).map((f) => [f, Type.Boolean()])) as Record<Feature, ReturnType<typeof Type.Boolean>>),
-});
+}, { $id: 'LicenseStatus' });
 export type LicenseStatus = Static<typeof LicenseStatus>;
 
 function statusOf(row: LicenseRow | null, now: Date): LicenseStatus {

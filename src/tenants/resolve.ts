@@ -23,7 +23,8 @@ export async function tenantById(db: Knex, id: string): Promise<TenantRef | null
 
 export async function tenantByHost(db: Knex, hostHeader: string, baseDomain: string | null): Promise<TenantRef | null> {
   const host = hostHeader.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
-  if (!host || host.length > 253) return null;
+  // Only a DNS name can be a tenant's domain; anything else (an IP, control characters) is none.
+  if (!host || host.length > 253 || !/^[a-z0-9.-]+$/.test(host)) return null;
   const custom = await db('tenant_domains as d')
     .comment('cross-tenant: a custom domain decides the tenant')
     .join('tenants as t', 't.id', 'd.tenant_id')

@@ -30,7 +30,7 @@ t.test('customer self-registration', async (t) => {
 
   const invalid = await register({ email: 'not-an-email', name: '', password: 'x', role: 'admin' });
   t.equal(invalid.statusCode, 422);
-  t.same(invalid.json().details.map((d: { field: string }) => d.field).sort(), ['email', 'name', 'role']);
+  t.same(invalid.json().details.map((d: { field: string }) => d.field).sort(), ['email', 'name', 'password', 'role']);
   const weak = await register({ email: 'weak@example.com', name: '   ', password: 'too short' });
   t.same(weak.json().details, [{ field: 'name', message: 'must not be blank' }, { field: 'password', message: 'must be at least 12 characters' }]);
   t.equal((await register({ email: 'nocsrf@example.com', name: 'No', password: 'a long enough passphrase' }, tenant.slug, '')).statusCode, 403);

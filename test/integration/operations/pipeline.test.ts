@@ -1,7 +1,7 @@
 import t from 'tap';
 import { Type } from '@sinclair/typebox';
 import { call, testApp, tenantFixture } from '../../helpers/app.js';
-import { route, type RouteDef } from '../../../daemon/route.js';
+import { registerRoute, route, type RouteDef } from '../../../daemon/route.js';
 import { errors } from '../../../src/core/errors.js';
 
 // Routes that exist only in this test, to exercise the pipeline's cross-cutting behaviour.
@@ -9,7 +9,11 @@ const probeRoutes = [
   route({
     method: 'POST', url: '/_probe/echo', access: { kind: 'token', scope: 'users:read' }, summary: 'echo', tags: ['probe'],
     schema: {
-      body: Type.Object({ subject: Type.String({ minLength: 1 }), count: Type.Integer({ minimum: 1 }), email: Type.String({ format: 'email' }) }, { additionalProperties: false }),
+      body: Type.Object({
+        subject: Type.String({ minLength: 1, maxLength: 5_000_000 }),
+        count: Type.Integer({ minimum: 1, maximum: 100 }),
+        email: Type.String({ format: 'email', maxLength: 320 }),
+      }, { additionalProperties: false }),
     },
     handler: async (_ctx, { body }) => body,
   }),
@@ -110,6 +114,18 @@ t.test('operations endpoints and the error contract', async (t) => {
     const row = await env.deps.db('tenants').where({ id: tenant.id }).first('name');
     t.equal(row.name, `Tenant ${tenant.slug}`);
   });
+});
+
+t.test('a route whose input has no bound cannot be registered', async (t) => {
+  const fake = { routeDefs: [], deps: {}, route: () => undefined } as never;
+  const probe = (body: ReturnType<typeof Type.Object>) =>
+    route({ method: 'POST', url: '/_probe/unbounded', access: { kind: 'public' }, summary: 'x', tags: ['probe'], schema: { body }, handler: async () => ({}) });
+  t.throws(() => registerRoute(fake, probe(Type.Object({ note: Type.String() }))), /body note has no maxLength/);
+  t.throws(() => registerRoute(fake, probe(Type.Object({ n: Type.Integer({ minimum: 0 }) }))), /body n has no maximum/);
+  t.throws(() => registerRoute(fake, probe(Type.Object({ ids: Type.Array(Type.String({ format: 'uuid' })) }))), /body ids has no maxItems/);
+  t.throws(() => registerRoute(fake, probe(Type.Object({ tags: Type.Array(Type.String(), { maxItems: 5 }) }))), /body tags\[\] has no maxLength/);
+  registerRoute(fake, probe(Type.Object({ kind: Type.Union([Type.Literal('a'), Type.Literal('b')]), at: Type.String({ format: 'date-time' }), data: Type.Unknown() })));
+  t.pass('enums, fixed formats and free JSON values need no bound of their own');
 });
 
 t.test('rate limiting per token and per IP', async (t) => {

@@ -1,0 +1,168 @@
+import fc from 'fast-check';
+import { randomUUID } from 'node:crypto';
+import { apiKeyFixture, csrfToken, tenantFixture, userFixture, type TestEnv } from '../app.js';
+import { grantLicense, type LicenseKeys } from '../license.js';
+import { requestsFor, type FuzzRequest, type IdPool } from './requests.js';
+import { snapshotQuery } from './snapshot.js';
+import { API_PREFIX, type RouteDef } from '../../../daemon/route.js';
+import { documentPath } from '../../../daemon/openapi/document.js';
+import { CLI_ACTOR } from '../../../src/core/context.js';
+import { ERROR_TABLE, type ErrorCode } from '../../../src/core/errors.js';
+import { inTransaction } from '../../../src/db/transaction.js';
+import { createSession } from '../../../src/auth/sessions.js';
+
+/**
+ * The API fuzzer: sends generated requests (requests.ts) to routes of a real app, as an admin, a
+ * customer and anonymously, and checks every answer against the contract and the OpenAPI
+ * document. It returns the first failure of each route instead of asserting, so a test can also
+ * prove that it catches what it should (test/integration/security/api-fuzz.test.ts).
+ */
+
+/** 422 answers to valid requests that are right: rules that need data, not form. */
+export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: string }> = [
+  { field: /^timezone$/, reason: 'an IANA zone name: only the zone database knows them' },
+  { field: /^scopes\.\d+$/, reason: 'a scope of the catalogue (src/auth/scopes.ts)' },
+  { field: /^expires_at$/, reason: 'must lie in the future: depends on now' },
+  { field: /^token$/, route: 'POST /auth/reset-password', reason: 'a reset or invitation token the API issued' },
+  { field: /^current_password$/, route: 'PATCH /auth/me/password', reason: "the caller's actual password" },
+  { field: /^password$/, route: 'POST /2fa/disable', reason: "the caller's actual password" },
+  { field: /^license$/, route: 'POST /license', reason: 'a licence signed with the trusted key' },
+  { field: /^cursor$/, reason: 'an opaque cursor the API issued' },
+  { field: /^to$/, route: 'GET /audit-log', reason: 'later than from: a rule across two fields' },
+];
+
+const FORM_REFUSALS = new Set([400, 413, 415, 422]);
+const ERROR_KEYS = new Set(['code', 'message', 'details', 'request_id']);
+
+type Identity = 'admin' | 'customer' | 'anonymous';
+
+export interface FuzzFailure {
+  route: string;
+  message: string;
+}
+
+export interface FuzzOptions {
+  runs: number;
+  seed: number;
+}
+
+function check(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(message);
+}
+
+/** One seed per route, so adding a route does not change the requests of the others. */
+function routeSeed(seed: number, label: string): number {
+  return (seed + [...label].reduce((h, c) => (h * 31 + c.charCodeAt(0)) | 0, 0)) | 0;
+}
+
+export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly RouteDef[], options: FuzzOptions): Promise<{ failures: FuzzFailure[]; sent: number }> {
+  const tenant = await tenantFixture(env);
+  // Every feature, so licensed routes are fuzzed past the licence check.
+  await grantLicense(env, tenant.id, keys);
+  const customer = await userFixture(env, tenant.id, 'customer');
+  const agent = await userFixture(env, tenant.id, 'agent');
+  const key = await apiKeyFixture(env, tenant.id, tenant.admin.id, ['users:read']);
+  const csrf = await csrfToken(env, tenant.slug);
+  const doc = (await env.app.inject({ method: 'GET', url: `${API_PREFIX}/openapi.json` })).json();
+  const snapshot = await snapshotQuery(env.deps.db);
+
+  /** Real ids where a fixture exists, else a random one (then 404 is the documented answer). */
+  const ids: IdPool = (segment) => {
+    if (segment === 'users') return [customer.id, agent.id, tenant.admin.id, randomUUID()];
+    if (segment === 'api-keys') return [key.id, randomUUID()];
+    return [randomUUID()];
+  };
+
+  /**
+   * Tokens of the identities and the content fingerprint the next request starts from. A refused
+   * request changes nothing (that is asserted), so both carry over; after an accepted one, which
+   * may have signed out, deactivated or demoted a fixture, the fixtures are put back and fresh
+   * sessions issued.
+   */
+  let state: { tokens: Record<Exclude<Identity, 'anonymous'>, string>; fingerprint: Record<string, string> } | null = null;
+  async function prepared() {
+    if (state) return state;
+    await env.deps.db('users').where({ tenant_id: tenant.id }).whereIn('id', [tenant.admin.id, customer.id, agent.id])
+      .update({ active: true, role: env.deps.db.raw("(case id when ? then 'admin' when ? then 'customer' else 'agent' end)", [tenant.admin.id, customer.id]) });
+    // The fuzz tenant's sessions (the fixtures', and those valid sign-ins created) are of no more
+    // use: dropping them keeps the fingerprint small.
+    await env.deps.db('sessions').where({ tenant_id: tenant.id }).delete();
+    const session = (userId: string) =>
+      inTransaction(env.deps, { tenantId: tenant.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, userId).then((s) => s.token));
+    const tokens = { admin: await session(tenant.admin.id), customer: await session(customer.id) };
+    state = { tokens, fingerprint: await snapshot() };
+    return state;
+  }
+
+  function allowedRefusal(def: RouteDef, details: Array<{ field: string }> | undefined): boolean {
+    const label = `${def.method} ${def.url}`;
+    return Array.isArray(details) && details.length > 0 && details.every((d) =>
+      SERVICE_RULES.some((rule) => rule.field.test(d.field) && (!rule.route || rule.route === label)));
+  }
+
+  async function send(def: RouteDef, request: FuzzRequest, who: Identity): Promise<void> {
+    const { tokens, fingerprint: before } = await prepared();
+    const token = who === 'anonymous' ? null : tokens[who];
+    const headers: Record<string, string> = { 'x-helpdesk-tenant': tenant.slug, 'x-csrf-token': csrf };
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (request.contentType) headers['content-type'] = request.contentType;
+    const res = await env.app.inject({ method: request.method as 'GET', url: request.url, headers, ...(request.payload !== undefined ? { payload: request.payload } : {}) });
+    const where = `${request.method} ${request.url.slice(0, 120)} as ${who} (${request.label}): ${res.statusCode} ${res.body.slice(0, 300)}`;
+
+    check(res.statusCode < 500, `server error: ${where}`);
+    check(res.headers['x-request-id'], `no X-Request-Id: ${where}`);
+    check(res.headers['x-ratelimit-limit'], `no X-RateLimit-Limit: ${where}`);
+    const operation = doc.paths[documentPath(def)]?.[def.method.toLowerCase()];
+    check(operation, `${def.method} ${def.url} is not in the document`);
+
+    if (res.statusCode >= 400) {
+      const body = res.json() as { code: ErrorCode; message: string; details?: Array<{ field: string; message: string }>; request_id: string };
+      check(body.code in ERROR_TABLE && ERROR_TABLE[body.code] === res.statusCode, `code and status disagree: ${where}`);
+      check(typeof body.message === 'string' && body.message, `no message: ${where}`);
+      check(body.request_id === res.headers['x-request-id'], `request_id is not the X-Request-Id: ${where}`);
+      check(Object.keys(body).every((k) => ERROR_KEYS.has(k)), `unexpected keys in the error body: ${where}`);
+      if (res.statusCode === 422) {
+        check(Array.isArray(body.details) && body.details.every((d) => typeof d.field === 'string' && typeof d.message === 'string'), `422 without field problems: ${where}`);
+      }
+      if (res.statusCode === 429) check(res.headers['retry-after'], `429 without Retry-After: ${where}`);
+
+      const routeGone = body.code === 'route_not_found';
+      if (request.kind === 'method') check(routeGone && res.statusCode === 404, `an unusual method must be route_not_found: ${where}`);
+      else if (!(routeGone && request.kind === 'path')) {
+        const documented = operation.responses[String(res.statusCode)]?.['x-error-codes'] as string[] | undefined;
+        check(documented?.includes(body.code), `undocumented answer ${res.statusCode} ${body.code} (documented: ${documented ?? 'none'}); declare it in the route's errors: ${where}`);
+      }
+      if (request.kind === 'valid' && FORM_REFUSALS.has(res.statusCode)) {
+        check(allowedRefusal(def, body.details), `a valid request was refused for its form: ${where}`);
+      }
+      const after = await snapshot();
+      const changed = Object.keys(after).filter((table) => after[table] !== before[table]);
+      if (changed.length) state = null;
+      check(!changed.length, `a refused request changed ${changed.join(', ')}: ${where}`);
+    } else {
+      state = null;
+      check(request.kind === 'valid' || request.kind === 'path', `an invalid request was accepted: ${where}`);
+      check(operation.responses[String(res.statusCode)], `undocumented success status: ${where}`);
+    }
+  }
+
+  const identities = fc.constantFrom<Identity>('admin', 'customer', 'anonymous');
+  const failures: FuzzFailure[] = [];
+  let sent = 0;
+  for (const def of defs) {
+    const route = `${def.method} ${def.url}`;
+    try {
+      await fc.assert(
+        fc.asyncProperty(requestsFor(def, API_PREFIX, ids), identities, async (request, who) => {
+          sent += 1;
+          await send(def, request, who);
+        }),
+        { seed: routeSeed(options.seed, route), numRuns: options.runs, endOnFailure: true },
+      );
+    } catch (error) {
+      const cause = (error as Error & { cause?: Error }).cause;
+      failures.push({ route, message: `${cause?.message ?? ''}\n${(error as Error).message}` });
+    }
+  }
+  return { failures, sent };
+}
