@@ -13,6 +13,7 @@ import { metricsPlugin } from './plugins/metrics.js';
 import { requestIdFrom, requestIdPlugin } from './plugins/request-id.js';
 import { registerRoute, type RouteDef } from './route.js';
 import { allRoutes } from './routes/index.js';
+import { wireDomain } from '../src/wiring.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -32,6 +33,7 @@ export interface AppOptions {
  * every declared route. Tests drive it with inject(); `serve` adds listen and shutdown.
  */
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
+  wireDomain();
   const countRequest = requestCounter({
     limit: deps.config.rateLimitPerMin,
     store: deps.redis ? redisStore(deps.redis) : memoryStore(),

@@ -9,6 +9,7 @@ import { migrationStatus } from '../db/migrations.js';
 import { inTransaction } from '../db/transaction.js';
 import { tenantBySlug, type TenantRef } from '../tenants/resolve.js';
 import { HelpdeskClient } from '../client/helpdesk-client.js';
+import { wireDomain } from '../wiring.js';
 
 /**
  * Where a command does its work. Locally it opens the database itself (DATABASE_URL, else the
@@ -33,6 +34,7 @@ export interface LocalOptions {
 }
 
 export async function withLocalBackend<T>(fn: (backend: LocalBackend) => Promise<T>, options: LocalOptions = {}): Promise<T> {
+  wireDomain();
   const config = options.config ?? loadConfig();
   // Logs go to stderr: stdout belongs to the command's result (--json prints nothing else).
   const log = createLogger(config.logLevel, { fd: 2, format: logFormatFor(config.logFormat, 2), noColor: config.noColor });

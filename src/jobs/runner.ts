@@ -4,6 +4,7 @@ import { AppError } from '../core/errors.js';
 import { systemNow, toRfc3339, type Clock } from '../core/clock.js';
 import { uuidv7 } from '../core/ids.js';
 import { JOBS, findJob, type JobDef } from './registry.js';
+import { wireDomain } from '../wiring.js';
 
 /**
  * Runs one job once and records it in `job_runs`. A Postgres advisory lock per job name, held on
@@ -52,6 +53,7 @@ export function requireJob(name: string, jobs: readonly JobDef[] = JOBS): JobDef
 }
 
 export async function runJob(deps: Deps, name: string, options: RunJobOptions = {}): Promise<JobRunOut> {
+  wireDomain();
   const job = requireJob(name, options.jobs);
   const clock = options.clock ?? systemNow;
   const simulated = options.now ?? null;

@@ -1,0 +1,50 @@
+import { Model, type ModelClass, type QueryBuilderType } from 'objection';
+import type { Ctx } from '../core/context.js';
+import { uuidv7 } from '../core/ids.js';
+
+/** What a tenant-scoped query needs from a context. */
+export type Scope = Pick<Ctx, 'trx' | 'tenantId'>;
+
+/**
+ * The one base of every tenant-owned domain record (ARCHITECTURE rule 2, docs/architecture.md
+ * "Data access"). Keys are composite `(tenant_id, id)`, relations join on both columns, and a
+ * service reaches a model only through `Model.scoped(ctx)`: the query runs in the context's
+ * transaction and is restricted to the context's tenant. Column names stay snake_case, as in the
+ * database and the API, so a row needs no mapping on its way out.
+ */
+export class TenantModel extends Model {
+  declare tenant_id: string;
+  declare id: string;
+
+  static override get idColumn(): string | string[] {
+    return ['tenant_id', 'id'];
+  }
+
+  /** Every query of a service starts here: this tenant's rows, inside ctx's transaction. */
+  static scoped<M extends TenantModel>(this: TenantModelClass<M>, ctx: Scope): QueryBuilderType<M> {
+    return (this as unknown as ModelClass<M>).query(ctx.trx).where(`${this.tableName}.tenant_id`, ctx.tenantId) as QueryBuilderType<M>;
+  }
+
+  /** One row of this tenant by id, or undefined (another tenant's id is simply not found). */
+  static async findIn<M extends TenantModel>(this: TenantModelClass<M>, ctx: Scope, id: string): Promise<M | undefined> {
+    return this.scoped(ctx).findOne({ [`${this.tableName}.id`]: id }) as unknown as Promise<M | undefined>;
+  }
+
+  /** Inserts rows for ctx's tenant (a new time-ordered id unless one is given) and returns them. */
+  static async insertIn<M extends TenantModel>(this: TenantModelClass<M>, ctx: Scope & { now: Date }, row: Record<string, unknown>): Promise<M> {
+    return (this as unknown as ModelClass<M>).query(ctx.trx)
+      .insert({ id: uuidv7(ctx.now.getTime()), ...row, tenant_id: ctx.tenantId } as never)
+      .returning('*') as unknown as Promise<M>;
+  }
+}
+
+/** A concrete model class whose instances are `M` (lets the statics return the subclass). */
+export type TenantModelClass<M extends TenantModel> = (new () => M) & Omit<typeof TenantModel, 'prototype'>;
+
+/** A relation join on the composite key: `tenantJoin('tickets', 'requester_id', 'users')`. */
+export function tenantJoin(fromTable: string, fromColumn: string, toTable: string, toColumn = 'id') {
+  return {
+    from: [`${fromTable}.tenant_id`, `${fromTable}.${fromColumn}`],
+    to: [`${toTable}.tenant_id`, `${toTable}.${toColumn}`],
+  };
+}

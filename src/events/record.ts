@@ -1,0 +1,42 @@
+import type { Ctx } from '../core/context.js';
+import { eventConsumers } from './consumers.js';
+import { EventRecord, type SubjectType } from './models.js';
+
+export interface NewEvent {
+  /** The webhook event name, e.g. `ticket.status_changed`. */
+  type: string;
+  subjectType: SubjectType;
+  subjectId?: string | null;
+  /** Set for every event that belongs on a ticket's timeline. */
+  ticketId?: string | null;
+  /** The timeline's `from` and `to` (names or values as a person reads them). */
+  from?: string | null;
+  to?: string | null;
+  /** The webhook payload of the spec's event table. */
+  data: Record<string, unknown>;
+  /** Overrides the context's actor; `null` for the system (SLA escalations). */
+  actor?: { id: string | null; name: string | null } | null;
+}
+
+/**
+ * Appends one event in ctx's transaction and hands it to every registered consumer in that same
+ * transaction (ARCHITECTURE rule 3): a rolled-back change leaves neither the event nor its
+ * deliveries behind. Its `seq` and the NOTIFY come at commit (see the migration).
+ */
+export async function recordEvent(ctx: Ctx, input: NewEvent): Promise<EventRecord> {
+  const actor = input.actor === undefined ? { id: ctx.actor.userId, name: ctx.actor.name } : input.actor;
+  const event = await EventRecord.insertIn(ctx, {
+    type: input.type,
+    subject_type: input.subjectType,
+    subject_id: input.subjectId ?? input.ticketId ?? null,
+    ticket_id: input.ticketId ?? null,
+    actor_id: actor?.id ?? null,
+    actor_name: actor?.name ?? null,
+    from_value: input.from ?? null,
+    to_value: input.to ?? null,
+    data: input.data,
+    created_at: ctx.now,
+  });
+  for (const consume of eventConsumers()) await consume(ctx, event);
+  return event;
+}
