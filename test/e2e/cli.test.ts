@@ -1,5 +1,5 @@
 import t from 'tap';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestDatabase } from '../helpers/db.js';
 import { createDb, withDatabase } from '../../src/db/connection.js';
@@ -25,13 +25,16 @@ t.test('migrate: commands refuse a database with pending migrations until it ran
   t.equal(refused.code, 6, 'pending migrations: not_ready');
   t.match(refused.json(), { error: { code: 'not_ready', message: /pending migration.*helpdesk migrate/ } });
 
+  // Every migration of the project, in order, recorded without its extension.
+  const all = readdirSync(new URL('../../migrations/', import.meta.url)).filter((f) => f.endsWith('.ts')).map((f) => f.slice(0, -3)).sort();
+  t.equal(all[0], '20261122090000_foundation');
   const migrated = await runCli(['migrate', '--json'], env);
   t.equal(migrated.code, 0, migrated.stderr);
-  t.same(migrated.json(), { migrated: ['20261122090000_foundation'] });
+  t.same(migrated.json(), { migrated: all });
 
   const status = await runCli(['migrate', '--status', '--json'], env);
   t.equal(status.code, 0);
-  t.same(status.json(), { applied: ['20261122090000_foundation'], pending: [] });
+  t.same(status.json(), { applied: all, pending: [] });
 });
 
 t.test('tenant create, jobs run, and license apply through a running serve', async (t) => {
