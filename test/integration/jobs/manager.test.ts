@@ -16,7 +16,8 @@ t.test('the scheduler runs jobs in worker threads and waits for them on stop', a
     jobs: [{ ...JOBS.find((j) => j.name === 'session-cleanup')!, schedule: '200ms' }],
   });
   let runs: Array<{ status: string }> = [];
-  const deadline = Date.now() + 20_000;
+  // Generous: a worker thread compiles its TypeScript on start, slow on a loaded machine.
+  const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     runs = await env.deps.db('job_runs').where({ name: 'session-cleanup' }).select('status');
     if (runs.some((r) => r.status === 'succeeded')) break;
