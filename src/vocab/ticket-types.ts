@@ -2,6 +2,7 @@ import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { toRfc3339 } from '../core/clock.js';
 import { isUniqueViolation, scoped } from '../db/tenant-scope.js';
+import { pgErrorOf } from '../db/pg-errors.js';
 import { diff, recordAudit } from '../audit/service.js';
 import { TicketType } from './models.js';
 import type { TicketTypeCreate, TicketTypeOut, TicketTypeUpdate } from './schemas.js';
@@ -69,8 +70,8 @@ export async function deleteTicketType(ctx: Ctx, id: string): Promise<void> {
   const inUse = () => errors.conflict(`Ticket type ${before.name} is used by tickets; set active to false to retire it`, { reason: 'in_use' });
   if (await scoped(ctx, 'tickets').where('type_id', id).first('id')) throw inUse();
   // A ticket given this type meanwhile makes the foreign key refuse the delete: the same answer.
-  await TicketType.scoped(ctx).where('ticket_types.id', id).delete().catch((error: { code?: string }) => {
-    if (error?.code === '23503') throw inUse();
+  await TicketType.scoped(ctx).where('ticket_types.id', id).delete().catch((error: unknown) => {
+    if (pgErrorOf(error)?.code === '23503') throw inUse();
     throw error;
   });
   await recordAudit(ctx, { action: 'ticket_type.deleted', resourceType: 'ticket_type', resourceId: id, changes: { name: before.name } });
