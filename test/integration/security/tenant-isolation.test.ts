@@ -26,14 +26,26 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aCustomer = await userFixture(env, a.id, 'customer', 'secret-customer@tenant-a.example.com');
   const aAgent = await userFixture(env, a.id, 'agent', 'secret-agent@tenant-a.example.com');
   const aKey = await apiKeyFixture(env, a.id, a.admin.id, ['users:read']);
+  // The ticket desk: a type, a custom field, a status and a ticket of A.
+  const aType = (await call(env, 'POST', '/ticket-types', { token: a.admin.token, body: { name: 'Secret type of A' } })).json();
+  const aField = (await call(env, 'POST', '/custom-fields', { token: a.admin.token, body: { key: 'secret_serial', label: 'Serial', kind: 'text' } })).json();
+  const aStatus = (await call(env, 'GET', '/meta/statuses', { token: a.admin.token })).json().data[0];
+  const aTicket = (await call(env, 'POST', '/tickets', {
+    token: a.admin.token, body: { subject: 'Secret subject of A', body: 'Secret body of A', requester_id: aCustomer.id, type_id: aType.id, secret_serial: 'SN-A-1' },
+  })).json();
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
     users: aCustomer.id,
     'api-keys': aKey.id,
     userId: aAgent.id,
+    statuses: aStatus.id,
+    'ticket-types': aType.id,
+    'custom-fields': aField.id,
+    tickets: aTicket.id,
   };
-  const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.id, aKey.prefix];
+  const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.id, aKey.prefix,
+    aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id, 'Secret subject of A', 'SN-A-1'];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
