@@ -19,6 +19,7 @@ export async function insertScoped<T = any>(ctx: Pick<Ctx, 'trx' | 'tenantId'>, 
 
 /** Postgres error codes the services translate into contract errors. */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
-  const e = error as { code?: string; constraint?: string };
+  // Objection wraps the driver's error (db-errors' UniqueViolationError) and keeps it as nativeError.
+  const e = ((error as { nativeError?: unknown })?.nativeError ?? error) as { code?: string; constraint?: string };
   return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
 }

@@ -2,7 +2,8 @@ import type { Actor, Ctx, Role } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { toRfc3339 } from '../core/clock.js';
 import { paginatePage, type Page } from '../core/pagination.js';
-import { isUniqueViolation, scoped } from '../db/tenant-scope.js';
+import { isUniqueViolation } from '../db/tenant-scope.js';
+import { UserRecord } from './models.js';
 import { revokeUserSessions } from '../auth/sessions.js';
 import { diff, recordAudit } from '../audit/service.js';
 import { findUser, insertUser, normaliseEmail, type UserRow } from './user-store.js';
@@ -73,12 +74,12 @@ const AUDITED_FIELDS = ['email', 'name', 'phone', 'notes', 'department', 'altern
   'max_concurrent_conversations', 'organization_id', 'avatar_url', 'timezone', 'locale', 'active'];
 
 export async function listUsers(ctx: Ctx, query: UserListQuery): Promise<Page<User>> {
-  const qb = scoped<UserRow>(ctx, 'users');
+  const qb = UserRecord.scoped(ctx);
   if (query.role) qb.where('role', query.role);
   if (query.active !== undefined) qb.where('active', query.active);
   if (query.q) {
     const pattern = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    qb.where((w) => w.whereILike('name', pattern).orWhereILike('email', pattern));
+    qb.where((w) => w.where('name', 'ilike', pattern).orWhere('email', 'ilike', pattern));
   }
   qb.orderBy(query.sort_by ?? 'created_at', query.sort_dir ?? 'asc').orderBy('id', query.sort_dir ?? 'asc');
   return paginatePage<UserRow, User>(query, qb, userOut);
@@ -106,14 +107,14 @@ export async function createUser(ctx: Ctx, input: UserCreate): Promise<User> {
 
 /** Refuses when `user` is the last active admin (called with the tenant row locked). */
 async function assertAnotherActiveAdmin(ctx: Ctx, user: UserRow, action: string): Promise<void> {
-  const other = await scoped(ctx, 'users').where({ role: 'admin', active: true }).whereNot('id', user.id).first('id');
+  const other = await UserRecord.scoped(ctx).where({ role: 'admin', active: true }).whereNot('id', user.id).select('id').first();
   if (!other) throw errors.conflict(`Cannot ${action} the last active admin`, { reason: 'last_active_admin' });
 }
 
 async function saveUser(ctx: Ctx, id: string, columns: Record<string, unknown>): Promise<UserRow> {
   try {
-    const [row] = await scoped<UserRow>(ctx, 'users').where('id', id).update({ ...columns, updated_at: ctx.now }).returning('*');
-    return row as UserRow;
+    const [row] = await UserRecord.scoped(ctx).where('id', id).patch({ ...columns, updated_at: ctx.now }).returning('*');
+    return row!;
   } catch (error) {
     if (isUniqueViolation(error, 'users_email')) throw errors.alreadyExists('user', 'email', String(columns.email));
     throw error;
