@@ -6,6 +6,10 @@ import { usersRoutes } from './users.js';
 import { licenseRoutes } from './license.js';
 import { apiKeysRoutes } from './api-keys.js';
 import { auditLogRoutes } from './audit-log.js';
+import { organizationsRoutes } from './organizations.js';
+import { teamsRoutes } from './teams.js';
+import { skillsRoutes } from './skills.js';
+import { customersRoutes } from './customers.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -16,4 +20,8 @@ export const allRoutes: RouteDef[] = [
   ...licenseRoutes,
   ...apiKeysRoutes,
   ...auditLogRoutes,
+  ...organizationsRoutes,
+  ...teamsRoutes,
+  ...skillsRoutes,
+  ...customersRoutes,
 ] as RouteDef[];

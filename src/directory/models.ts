@@ -36,3 +36,64 @@ export class UserRecord extends TenantModel {
   declare created_at: Date;
   declare updated_at: Date;
 }
+
+/** A customer organization; `domains` link new customers by their email domain. */
+export class OrganizationRecord extends TenantModel {
+  static override tableName = 'organizations';
+  static override jsonAttributes = ['custom_fields'];
+  declare name: string;
+  declare domains: string[];
+  declare website: string | null;
+  declare notes: string | null;
+  declare custom_fields: Record<string, unknown>;
+  /** Members may see each other's tickets. */
+  declare shares_tickets: boolean;
+  declare created_at: Date;
+  declare updated_at: Date;
+}
+
+/** A team of agents; tickets are routed to teams. */
+export class TeamRecord extends TenantModel {
+  static override tableName = 'teams';
+  declare name: string;
+  declare description: string | null;
+  declare created_at: Date;
+  declare updated_at: Date;
+}
+
+/** A staff user's membership of a team; leads receive the team's SLA warnings. */
+export class TeamMemberRecord extends TenantModel {
+  static override tableName = 'team_members';
+  declare team_id: string;
+  declare user_id: string;
+  declare is_lead: boolean;
+  declare created_at: Date;
+}
+
+/** A skill that routing rules can require of an agent. */
+export class SkillRecord extends TenantModel {
+  static override tableName = 'skills';
+  declare name: string;
+  declare description: string | null;
+  declare created_at: Date;
+  declare updated_at: Date;
+}
+
+/** A staff user's skill. */
+export class UserSkillRecord extends TenantModel {
+  static override tableName = 'user_skills';
+  declare user_id: string;
+  declare skill_id: string;
+  declare created_at: Date;
+}
+
+/** One recorded consent answer of a customer for a channel; the newest per channel is in force. */
+export class ConsentRecord extends TenantModel {
+  static override tableName = 'consent_records';
+  declare user_id: string;
+  declare channel: string;
+  declare consent_status: 'opted_in' | 'opted_out';
+  declare notes: string | null;
+  declare recorded_by: string | null;
+  declare created_at: Date;
+}
