@@ -8,6 +8,10 @@ import { apiKeysRoutes } from './api-keys.js';
 import { auditLogRoutes } from './audit-log.js';
 import { vocabRoutes } from './vocab.js';
 import { ticketsRoutes } from './tickets.js';
+import { organizationsRoutes } from './organizations.js';
+import { teamsRoutes } from './teams.js';
+import { skillsRoutes } from './skills.js';
+import { customersRoutes } from './customers.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -20,4 +24,8 @@ export const allRoutes: RouteDef[] = [
   ...auditLogRoutes,
   ...vocabRoutes,
   ...ticketsRoutes,
+  ...organizationsRoutes,
+  ...teamsRoutes,
+  ...skillsRoutes,
+  ...customersRoutes,
 ] as RouteDef[];

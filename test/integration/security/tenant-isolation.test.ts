@@ -33,6 +33,16 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aTicket = (await call(env, 'POST', '/tickets', {
     token: a.admin.token, body: { subject: 'Secret subject of A', body: 'Secret body of A', requester_id: aCustomer.id, type_id: aType.id, secret_serial: 'SN-A-1' },
   })).json();
+  const aPost = async (path: string, body: unknown) => {
+    const res = await call(env, 'POST', path, { token: a.admin.token, body });
+    if (res.statusCode !== 201) throw new Error(`fixture ${path}: ${res.statusCode} ${res.body}`);
+    return res.json() as { id: string };
+  };
+  const aOrg = await aPost('/organizations', { name: 'Secret Org of A', domains: ['tenant-a.example.com'] });
+  const aTeam = await aPost('/teams', { name: 'Secret Team of A' });
+  await aPost(`/teams/${aTeam.id}/members`, { user_id: aAgent.id, is_lead: true });
+  const aSkill = await aPost('/skills', { name: 'Secret Skill of A' });
+  await call(env, 'POST', `/users/${aAgent.id}/skills/${aSkill.id}`, { token: a.admin.token });
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
@@ -43,9 +53,15 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     'ticket-types': aType.id,
     'custom-fields': aField.id,
     tickets: aTicket.id,
+    organizations: aOrg.id,
+    teams: aTeam.id,
+    skills: aSkill.id,
+    skillId: aSkill.id,
+    customers: aCustomer.id,
   };
   const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.id, aKey.prefix,
-    aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id, 'Secret subject of A', 'SN-A-1'];
+    aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id, 'Secret subject of A', 'SN-A-1',
+    aOrg.id, 'Secret Org of A', 'tenant-a.example.com', aTeam.id, 'Secret Team of A', aSkill.id, 'Secret Skill of A'];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
