@@ -5,6 +5,7 @@ import { grantLicense, licenseKeys } from '../../helpers/license.js';
 import { CLI_ACTOR } from '../../../src/core/context.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
+import { recordEvent } from '../../../src/events/record.js';
 
 /**
  * Walks EVERY registered route as tenant B, aimed at tenant A's resources, and asserts that B can
@@ -26,6 +27,10 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aCustomer = await userFixture(env, a.id, 'customer', 'secret-customer@tenant-a.example.com');
   const aAgent = await userFixture(env, a.id, 'agent', 'secret-agent@tenant-a.example.com');
   const aKey = await apiKeyFixture(env, a.id, a.admin.id, ['users:read']);
+  // A committed ticket event of A: the live stream, replayed from the start (its example query),
+  // must not carry it to B.
+  const aEvent = await inTransaction(env.deps, { tenantId: a.id, actor: CLI_ACTOR, now: new Date() }, (ctx) =>
+    recordEvent(ctx, { type: 'ticket.created', subjectType: 'ticket', ticketId: aCustomer.id, data: { requester_email: aCustomer.email } }));
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
@@ -33,7 +38,7 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     'api-keys': aKey.id,
     userId: aAgent.id,
   };
-  const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.id, aKey.prefix];
+  const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.id, aKey.prefix, aEvent.id];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
