@@ -91,7 +91,7 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
 }
 
 export interface StreamDef {
-  /** The JSON `data` of every event (a named schema: it becomes a component of the document). */
+  /** The JSON `data` of every event; its `$id` titles it in the document (`x-event-data`). */
   data: TSchema;
   /** What the stream carries: event names, resume, heartbeats; goes into the document. */
   description: string;
