@@ -4,6 +4,8 @@ import type { Test } from 'tap';
 import { apiKeyFixture, call, csrfToken, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
 import { baseUrlOf, openSse } from '../../helpers/sse.js';
 import { buildApp } from '../../../daemon/app.js';
+import { registerRoute, route } from '../../../daemon/route.js';
+import { TicketStreamEvent } from '../../../src/events/schemas.js';
 import type { Config } from '../../../src/core/config.js';
 import { SYSTEM_ACTOR } from '../../../src/core/context.js';
 import { closeDeps, createDeps } from '../../../src/core/deps.js';
@@ -297,4 +299,12 @@ t.test('a client that stops reading holds one page, not the backlog; it gets eve
   stream.resume();
   await stream.until(() => stream.events.length === total, 15_000, 'every event');
   t.same(stream.events.map((e) => e.data.data.n), [...Array(total).keys()], 'in order, none lost');
+});
+
+t.test('only a GET route can be declared a stream', async (t) => {
+  const fake = { routeDefs: [], deps: {}, route: () => undefined } as never;
+  t.throws(() => registerRoute(fake, route({
+    method: 'POST', url: '/_probe/stream', access: { kind: 'public' }, summary: 'x', tags: ['probe'], schema: {},
+    stream: { data: TicketStreamEvent, description: 'x' }, handler: async () => ({}),
+  })), /only a GET route can answer with a stream/);
 });
