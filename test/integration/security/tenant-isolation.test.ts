@@ -5,6 +5,7 @@ import { grantLicense, licenseKeys } from '../../helpers/license.js';
 import { CLI_ACTOR } from '../../../src/core/context.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
+import { recordEvent } from '../../../src/events/record.js';
 
 /**
  * Walks EVERY registered route as tenant B, aimed at tenant A's resources, and asserts that B can
@@ -43,6 +44,10 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   await aPost(`/teams/${aTeam.id}/members`, { user_id: aAgent.id, is_lead: true });
   const aSkill = await aPost('/skills', { name: 'Secret Skill of A' });
   await call(env, 'POST', `/users/${aAgent.id}/skills/${aSkill.id}`, { token: a.admin.token });
+  // A committed ticket event of A: the live stream, replayed from the start (its example query),
+  // must not carry it to B.
+  const aEvent = await inTransaction(env.deps, { tenantId: a.id, actor: CLI_ACTOR, now: new Date() }, (ctx) =>
+    recordEvent(ctx, { type: 'ticket.created', subjectType: 'ticket', ticketId: aTicket.id, data: { requester_email: aCustomer.email } }));
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
@@ -59,9 +64,10 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     skillId: aSkill.id,
     customers: aCustomer.id,
   };
-  const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.id, aKey.prefix,
-    aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id, 'Secret subject of A', 'SN-A-1',
-    aOrg.id, 'Secret Org of A', 'tenant-a.example.com', aTeam.id, 'Secret Team of A', aSkill.id, 'Secret Skill of A'];
+  const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email,
+    aKey.id, aKey.prefix, aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id,
+    'Secret subject of A', 'SN-A-1', aOrg.id, 'Secret Org of A', 'tenant-a.example.com', aTeam.id,
+    'Secret Team of A', aSkill.id, 'Secret Skill of A', aEvent.id];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
