@@ -29,6 +29,9 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^license$/, route: 'POST /license', reason: 'a licence signed with the trusted key' },
   { field: /^cursor$/, reason: 'an opaque cursor the API issued' },
   { field: /^to$/, route: 'GET /audit-log', reason: 'later than from: a rule across two fields' },
+  { field: /^organization_id$/, reason: 'an organization of this tenant: only the data knows which exist' },
+  { field: /^domains\.\d+$/, reason: 'a domain no other organization of the tenant holds' },
+  { field: /^user_id$/, route: 'POST /teams/:id/members', reason: 'a staff user of this tenant' },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);
@@ -62,6 +65,12 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
   const customer = await userFixture(env, tenant.id, 'customer');
   const agent = await userFixture(env, tenant.id, 'agent');
   const key = await apiKeyFixture(env, tenant.id, tenant.admin.id, ['users:read']);
+  // Directory records, so routes with their ids are fuzzed past the 404.
+  const created = async (path: string, body: unknown) =>
+    (await env.app.inject({ method: 'POST', url: `${API_PREFIX}${path}`, headers: { authorization: `Bearer ${tenant.admin.token}` }, payload: body as object })).json().id as string;
+  const organizationId = await created('/organizations', { name: 'Fuzz Org', domains: ['fuzz-org.test'] });
+  const teamId = await created('/teams', { name: 'Fuzz Team' });
+  const skillId = await created('/skills', { name: 'Fuzz Skill' });
   const csrf = await csrfToken(env, tenant.slug);
   const doc = (await env.app.inject({ method: 'GET', url: `${API_PREFIX}/openapi.json` })).json();
   const snapshot = await snapshotQuery(env.deps.db);
@@ -70,6 +79,10 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
   const ids: IdPool = (segment) => {
     if (segment === 'users') return [customer.id, agent.id, tenant.admin.id, randomUUID()];
     if (segment === 'api-keys') return [key.id, randomUUID()];
+    if (segment === 'organizations') return [organizationId, randomUUID()];
+    if (segment === 'teams') return [teamId, randomUUID()];
+    if (segment === 'skills') return [skillId, randomUUID()];
+    if (segment === 'customers') return [customer.id, randomUUID()];
     return [randomUUID()];
   };
 
