@@ -77,6 +77,13 @@ export async function up(knex: Knex): Promise<void> {
       SELECT tenant_id, lower(email), id, true FROM users ON CONFLICT DO NOTHING;
     INSERT INTO user_emails (tenant_id, email, user_id, is_primary)
       SELECT u.tenant_id, lower(e), u.id, false FROM users u, unnest(u.alternate_emails) AS e ON CONFLICT DO NOTHING;
+    -- Earlier versions allowed an alternate address another user also held: the first holder keeps
+    -- it, the others lose it, so every later write of those users passes the rule.
+    UPDATE users u SET alternate_emails = coalesce((
+        SELECT array_agg(e ORDER BY n) FROM unnest(u.alternate_emails) WITH ORDINALITY AS a(e, n)
+        WHERE EXISTS (SELECT 1 FROM user_emails ue WHERE ue.tenant_id = u.tenant_id AND ue.email = lower(a.e) AND ue.user_id = u.id AND NOT ue.is_primary)
+      ), '{}')
+      WHERE cardinality(u.alternate_emails) > (SELECT count(*) FROM user_emails ue WHERE ue.tenant_id = u.tenant_id AND ue.user_id = u.id AND NOT ue.is_primary);
 
     CREATE TABLE teams (
       tenant_id   uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,

@@ -7,7 +7,7 @@ import { CustomFieldValues } from './custom-fields.js';
 
 // A domain name as people type it after the @: labels of letters, digits and hyphens.
 const Domain = Type.String({
-  pattern: '^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$',
+  pattern: '^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$',
   maxLength: 253,
 });
 

@@ -34,6 +34,9 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^conditions(\.\d+(\.(field|operator|value))?)?$/, route: 'GET /tickets', reason: "conditions over the tenant's vocabularies and custom fields" },
   { field: /^key$/, route: 'POST /custom-fields', reason: 'a key that names no ticket field' },
   { field: /^options(\.\d+)?$/, reason: "options fit the field's kind: select needs them, other kinds take none" },
+  { field: /^organization_id$/, reason: 'an organization of this tenant: only the data knows which exist' },
+  { field: /^domains\.\d+$/, reason: 'a domain no other organization of the tenant holds' },
+  { field: /^user_id$/, route: 'POST /teams/:id/members', reason: 'a staff user of this tenant' },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);
@@ -75,6 +78,12 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
   const deskField = await adminCall('POST', '/custom-fields', { key: 'fuzz_plan', label: 'Plan', kind: 'select', options: ['a', 'b'] });
   const deskStatus = (await adminCall('GET', '/meta/statuses')).data[1];
   const deskTicket = await adminCall('POST', '/tickets', { subject: 'Fuzz', body: 'Fuzz', requester_id: customer.id, type_id: deskType.id, fuzz_plan: 'a' });
+  // Directory records, so routes with their ids are fuzzed past the 404.
+  const created = async (path: string, body: unknown) =>
+    (await env.app.inject({ method: 'POST', url: `${API_PREFIX}${path}`, headers: { authorization: `Bearer ${tenant.admin.token}` }, payload: body as object })).json().id as string;
+  const organizationId = await created('/organizations', { name: 'Fuzz Org', domains: ['fuzz-org.test'] });
+  const teamId = await created('/teams', { name: 'Fuzz Team' });
+  const skillId = await created('/skills', { name: 'Fuzz Skill' });
   const csrf = await csrfToken(env, tenant.slug);
   const doc = (await env.app.inject({ method: 'GET', url: `${API_PREFIX}/openapi.json` })).json();
   const snapshot = await snapshotQuery(env.deps.db);
@@ -87,6 +96,10 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
     if (segment === 'ticket-types') return [deskType.id, randomUUID()];
     if (segment === 'custom-fields') return [deskField.id, randomUUID()];
     if (segment === 'tickets') return [deskTicket.id, randomUUID()];
+    if (segment === 'organizations') return [organizationId, randomUUID()];
+    if (segment === 'teams') return [teamId, randomUUID()];
+    if (segment === 'skills') return [skillId, randomUUID()];
+    if (segment === 'customers') return [customer.id, randomUUID()];
     return [randomUUID()];
   };
 
