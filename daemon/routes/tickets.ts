@@ -5,6 +5,7 @@ import { createTicket } from '../../src/tickets/create.js';
 import { listTickets } from '../../src/tickets/list.js';
 import { getTicket, updateTicket } from '../../src/tickets/service.js';
 import { TicketCreate, TicketListQuery, TicketSchema, TicketUpdate } from '../../src/tickets/schemas.js';
+import { listOrganizationTickets, listUserTickets, OrganizationTicketsQuery, UserTicketsQuery } from '../../src/tickets/owner-lists.js';
 
 /** Tickets (SPEC "Tickets", CONTRACT §5). */
 const tags = ['tickets'];
@@ -33,5 +34,16 @@ export const ticketsRoutes = [
     schema: { params: IdParams, body: TicketUpdate, response: { 200: TicketSchema } },
     example: { body: { summary: 'Printer replaced', resolution_code: 'hardware_swap' } },
     handler: (ctx, { params, body }) => updateTicket(ctx, params.id, body),
+  }),
+  // The list of one requester or organization: the scope is the tickets', since that is what they answer.
+  route({
+    method: 'GET', url: '/users/:id/tickets', access: { kind: 'token', scope: 'tickets:read' }, summary: "The tickets a user requested (customers: their own)", tags,
+    schema: { params: IdParams, querystring: UserTicketsQuery, response: { 200: ListOf(TicketSchema, { cursor: true }) } },
+    handler: (ctx, { params, query }) => listUserTickets(ctx, params.id, query),
+  }),
+  route({
+    method: 'GET', url: '/organizations/:id/tickets', access: { kind: 'token', scope: 'tickets:read' }, summary: "An organization's tickets (customers: their own organization, when it shares tickets)", tags,
+    schema: { params: IdParams, querystring: OrganizationTicketsQuery, response: { 200: ListOf(TicketSchema, { cursor: true }) } },
+    handler: (ctx, { params, query }) => listOrganizationTickets(ctx, params.id, query),
   }),
 ];

@@ -4,7 +4,7 @@ import { recordEvent } from '../events/record.js';
 import { Priority, Status, TicketType } from '../vocab/models.js';
 import { checkCustomFieldValues, customFieldsByKey } from '../vocab/custom-field-values.js';
 import { Ticket } from './models.js';
-import { assertTeamExists, teamName } from './directory-links.js';
+import { checkTeamExists, teamName } from './directory-links.js';
 import { findActiveType, findAssignee, findPriority, findStatus, userName } from './references.js';
 import { runTicketHooks } from './hooks.js';
 import { normaliseTags } from './tags.js';
@@ -91,8 +91,8 @@ export async function applyTicketChanges(ctx: Ctx, ticket: Ticket, changes: Tick
       });
     }
   }
-  if (changes.team_id !== undefined && changes.team_id !== ticket.team_id) {
-    if (changes.team_id !== null) await assertTeamExists(ctx, changes.team_id);
+  if (changes.team_id !== undefined && changes.team_id !== ticket.team_id
+    && (changes.team_id === null || await checkTeamExists(ctx, changes.team_id, problems))) {
     columns.team_id = changes.team_id;
     transitions.push({
       event: 'ticket.team_changed',

@@ -1,7 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { errors, type FieldProblem } from '../core/errors.js';
 import { recordEvent } from '../events/record.js';
-import { findUser, findUserByEmail, insertUser, normaliseEmail, type UserRow } from '../directory/user-store.js';
+import { findUser, findUserByAnyEmail, insertUser, normaliseEmail, type UserRow } from '../directory/user-store.js';
 import { recordCustomerEvent } from '../directory/customer-events.js';
 import { Priority, Status } from '../vocab/models.js';
 import { checkCustomFieldValues, customFieldsByKey } from '../vocab/custom-field-values.js';
@@ -12,7 +12,7 @@ import { normaliseTags } from './tags.js';
 import { isStaffActor } from './visibility.js';
 import { findActiveType, findAssignee, findPriority, userName } from './references.js';
 import { toRfc3339 } from '../core/clock.js';
-import { assertTeamExists, organizationName, teamName } from './directory-links.js';
+import { checkTeamExists, organizationName, teamName } from './directory-links.js';
 import { runTicketHooks } from './hooks.js';
 import { ticketOut } from './output.js';
 import type { TicketCreate, TicketOut } from './schemas.js';
@@ -39,7 +39,10 @@ async function resolveRequester(ctx: Ctx, input: TicketCreate, problems: FieldPr
     const self = ctx.actor.userId ? await findUser(ctx, ctx.actor.userId) : null;
     if (!self) throw errors.forbidden('Only a signed-in customer may open a ticket for themselves');
     if (input.requester_id !== undefined && input.requester_id !== self.id) throw errors.forbidden('Customers may open tickets only for themselves');
-    if (input.requester && normaliseEmail(input.requester.email) !== self.email) throw errors.forbidden('Customers may open tickets only for themselves');
+    // Any of the customer's own addresses, primary or alternate, names them.
+    if (input.requester && normaliseEmail(input.requester.email) !== self.email && (await findUserByAnyEmail(ctx, input.requester.email))?.id !== self.id) {
+      throw errors.forbidden('Customers may open tickets only for themselves');
+    }
     return self;
   }
   if (input.requester_id !== undefined && input.requester) {
@@ -58,8 +61,9 @@ async function resolveRequester(ctx: Ctx, input: TicketCreate, problems: FieldPr
   return null; // found or created after validation, so a refused request creates no customer
 }
 
+/** Found by any of a user's addresses (an alternate one names the same customer), else created. */
 async function findOrCreateCustomer(ctx: Ctx, requester: { email: string; name?: string }): Promise<UserRow> {
-  const existing = await findUserByEmail(ctx, requester.email);
+  const existing = await findUserByAnyEmail(ctx, requester.email);
   if (existing) return existing;
   const email = normaliseEmail(requester.email);
   const user = await insertUser(ctx, { email, name: requester.name?.trim() || email.split('@')[0]!, role: 'customer' });
@@ -86,9 +90,9 @@ export async function createTicket(ctx: Ctx, input: TicketCreate): Promise<Ticke
   const fields = await customFieldsByKey(ctx);
   const checked = checkCustomFieldValues(fields, {}, customValues, true);
   problems.push(...checked.problems);
+  if (input.team_id) await checkTeamExists(ctx, input.team_id, problems);
   if (problems.length) throw errors.validation(problems);
   if (!status || !priority) throw new Error(`Tenant ${ctx.tenantId} lacks its default status or priority`);
-  if (input.team_id) await assertTeamExists(ctx, input.team_id);
   requester ??= await findOrCreateCustomer(ctx, input.requester!);
 
   const ticketNumber = await nextTicketNumber(ctx);

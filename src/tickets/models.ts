@@ -1,11 +1,12 @@
 import { Model } from 'objection';
 import { TenantModel, tenantJoin } from '../db/model.js';
 import { Priority, Status, TicketType } from '../vocab/models.js';
+import { OrganizationRecord, TeamRecord, UserRecord } from '../directory/models.js';
 
 /**
  * The ticket desk's records (migrations/20261123120000_desk.ts). Relations join on the composite
- * key, so an eager load never crosses tenants. Requester and assignee relations to the user model
- * come when users move onto TenantModel (directory branch).
+ * key, so an eager load never crosses tenants; requester, assignee, team and organization are the
+ * directory's models.
  */
 
 export type Channel = 'email' | 'webchat' | 'webform' | 'api' | 'messaging_a' | 'messaging_b' | 'messaging_c' | 'social_a' | 'social_b';
@@ -46,6 +47,10 @@ export class Ticket extends TenantModel {
   declare status?: Status;
   declare priority?: Priority;
   declare type?: TicketType | null;
+  declare requester?: UserRecord;
+  declare assignee?: UserRecord | null;
+  declare team?: TeamRecord | null;
+  declare organization?: OrganizationRecord | null;
   declare messages?: Message[];
 
   static override get relationMappings() {
@@ -53,6 +58,10 @@ export class Ticket extends TenantModel {
       status: { relation: Model.BelongsToOneRelation, modelClass: Status, join: tenantJoin('tickets', 'status_id', 'statuses') },
       priority: { relation: Model.BelongsToOneRelation, modelClass: Priority, join: tenantJoin('tickets', 'priority_id', 'priorities') },
       type: { relation: Model.BelongsToOneRelation, modelClass: TicketType, join: tenantJoin('tickets', 'type_id', 'ticket_types') },
+      requester: { relation: Model.BelongsToOneRelation, modelClass: UserRecord, join: tenantJoin('tickets', 'requester_id', 'users') },
+      assignee: { relation: Model.BelongsToOneRelation, modelClass: UserRecord, join: tenantJoin('tickets', 'assigned_agent_id', 'users') },
+      team: { relation: Model.BelongsToOneRelation, modelClass: TeamRecord, join: tenantJoin('tickets', 'team_id', 'teams') },
+      organization: { relation: Model.BelongsToOneRelation, modelClass: OrganizationRecord, join: tenantJoin('tickets', 'organization_id', 'organizations') },
       messages: { relation: Model.HasManyRelation, modelClass: Message, join: { from: ['tickets.tenant_id', 'tickets.id'], to: ['messages.tenant_id', 'messages.ticket_id'] } },
     };
   }
