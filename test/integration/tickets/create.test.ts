@@ -78,7 +78,7 @@ t.test('creating tickets', async (t) => {
   });
 
   await t.test('staff set priority, type, assignee, team, channel; GET answers the same ticket', async (t) => {
-    const teamId = '0190a1b2-0000-7000-8000-0000000000aa'; // teams are checked once the directory is merged
+    const teamId = (await call(env, 'POST', '/teams', { token: admin, body: { name: 'Hardware' } })).json().id;
     const ticket = await openTicket(env, admin, {
       requester_id: customer.id, priority_id: priorities[0].id, type_id: type.id, assigned_agent_id: agent.id, team_id: teamId, channel: 'email',
     });
@@ -87,7 +87,7 @@ t.test('creating tickets', async (t) => {
     t.same(got.json(), ticket);
     const created = await env.deps.db('events').where({ tenant_id: tenant.id, ticket_id: ticket.id, type: 'ticket.created' }).first();
     const agentName = (await env.deps.db('users').where({ tenant_id: tenant.id, id: agent.id }).first()).name;
-    t.match(created.data, { priority: 'urgent', assignee_name: agentName, team_id: teamId });
+    t.match(created.data, { priority: 'urgent', assignee_name: agentName, team_id: teamId, team_name: 'Hardware' });
   });
 
   await t.test('ticket numbers: a per-tenant sequence, distinct under concurrent creates', async (t) => {

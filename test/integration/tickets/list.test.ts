@@ -34,7 +34,7 @@ t.test('listing tickets', async (t) => {
   await call(env, 'POST', '/custom-fields', { token: admin, body: { key: 'plan', label: 'Plan', kind: 'select', options: ['free', 'pro'] } });
   await call(env, 'POST', '/custom-fields', { token: admin, body: { key: 'purchased', label: 'Purchased', kind: 'date' } });
   await call(env, 'POST', '/custom-fields', { token: admin, body: { key: 'serial', label: 'Serial', kind: 'text' } });
-  const team = '0190a1b2-0000-7000-8000-0000000000cc';
+  const team = (await call(env, 'POST', '/teams', { token: admin, body: { name: 'Hardware' } })).json().id as string;
 
   const a = await openTicket(env, admin, { subject: 'Invoice wrong', requester_id: customer.id, priority_id: v.priority.urgent, type_id: type.id, tags: ['billing'], plan: 'pro', purchased: '2024-01-10', channel: 'email' });
   const b = await openTicket(env, admin, { subject: 'Printer broken', requester_id: customer2.id, assigned_agent_id: agent.id, team_id: team, tags: ['hardware', 'vip'], plan: 'free', serial: 'SN-42' });

@@ -24,7 +24,7 @@ t.test('updating tickets', async (t) => {
 
   await t.test('status, priority, type, assignee and team changes record their events with names', async (t) => {
     const ticket = await openTicket(env, admin, { requester_id: customer.id, plan: 'free' });
-    const teamId = '0190a1b2-0000-7000-8000-0000000000bb';
+    const teamId = (await call(env, 'POST', '/teams', { token: admin, body: { name: 'Second line' } })).json().id;
     const res = await call(env, 'PATCH', `/tickets/${ticket.id}`, {
       token: agent.token,
       body: {
@@ -46,7 +46,7 @@ t.test('updating tickets', async (t) => {
     t.match(byType['ticket.priority_changed'], { from_value: 'Normal', to_value: 'High', data: { from: 'Normal', to: 'High' } });
     t.match(byType['ticket.type_changed'], { from_value: null, to_value: 'Incident', data: { from: null, to: 'Incident', to_id: type.id } });
     t.match(byType['ticket.assignee_changed'], { from_value: null, to_value: nameOf(agent2.id), data: { to_id: agent2.id } });
-    t.match(byType['ticket.team_changed'], { to_value: teamId, data: { to_id: teamId } });
+    t.match(byType['ticket.team_changed'], { from_value: null, to_value: 'Second line', data: { from: null, to: 'Second line', to_id: teamId } });
 
     // The same values again: nothing changes, no event, updated_at stays.
     const same = await call(env, 'PATCH', `/tickets/${ticket.id}`, { token: agent.token, body: { status_id: v.status.open, tags: ['b', 'a'].reverse() } });
