@@ -44,6 +44,10 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   await aPost(`/teams/${aTeam.id}/members`, { user_id: aAgent.id, is_lead: true });
   const aSkill = await aPost('/skills', { name: 'Secret Skill of A' });
   await call(env, 'POST', `/users/${aAgent.id}/skills/${aSkill.id}`, { token: a.admin.token });
+  // A ticket of A's organization and team (its requester joins the organization by domain), so
+  // /organizations/:id/tickets and /users/:id/tickets have A's data to keep from B.
+  const aMember = await userFixture(env, a.id, 'customer', 'member@tenant-a.example.com');
+  const aOrgTicket = await aPost('/tickets', { subject: 'Secret org ticket of A', body: 'Secret', requester_id: aMember.id, team_id: aTeam.id });
   // A committed ticket event of A: the live stream, replayed from the start (its example query),
   // must not carry it to B.
   const aEvent = await inTransaction(env.deps, { tenantId: a.id, actor: CLI_ACTOR, now: new Date() }, (ctx) =>
@@ -67,7 +71,7 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email,
     aKey.id, aKey.prefix, aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id,
     'Secret subject of A', 'SN-A-1', aOrg.id, 'Secret Org of A', 'tenant-a.example.com', aTeam.id,
-    'Secret Team of A', aSkill.id, 'Secret Skill of A', aEvent.id];
+    'Secret Team of A', aSkill.id, 'Secret Skill of A', aEvent.id, aMember.id, aOrgTicket.id, 'Secret org ticket of A'];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
