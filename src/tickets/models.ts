@@ -6,7 +6,9 @@ import { OrganizationRecord, TeamRecord, UserRecord } from '../directory/models.
 /**
  * The ticket desk's records (migrations/20261123120000_desk.ts). Relations join on the composite
  * key, so an eager load never crosses tenants; requester, assignee, team and organization are the
- * directory's models.
+ * directory's models. Eager loads (`withGraphFetched`, and `withGraphJoined`'s metadata reads) issue
+ * their queries side by side: use them on a read context (the pool), not inside a transaction,
+ * where they would share one connection (the pg driver deprecates concurrent queries on a client).
  */
 
 export type Channel = 'email' | 'webchat' | 'webform' | 'api' | 'messaging_a' | 'messaging_b' | 'messaging_c' | 'social_a' | 'social_b';

@@ -1,6 +1,9 @@
 import t from 'tap';
 import { call, testApp, tenantFixture, userFixture } from '../../helpers/app.js';
 import { count, openTicket, vocab } from '../../helpers/tickets.js';
+import { CLI_ACTOR } from '../../../src/core/context.js';
+import { readContext } from '../../../src/db/transaction.js';
+import { Ticket } from '../../../src/tickets/models.js';
 
 /**
  * Where tickets meet the directory: teams checked and named, the organization taken from the
@@ -45,6 +48,15 @@ t.test('tickets and the directory', async (t) => {
     const fresh = await openTicket(env, admin, { requester: { email: 'Carol@ACME.test', name: 'Carol' } });
     t.equal(fresh.organization_id, acme.id);
     t.match((await createdEvent(fresh.id)).data, { organization_name: 'Acme', requester_email: 'carol@acme.test' });
+  });
+
+  await t.test('the Ticket model loads requester, assignee, team and organization on the composite key', async (t) => {
+    const ticket = await openTicket(env, admin, { requester_id: ann.id, team_id: team.id, assigned_agent_id: agent.id });
+    // On a read context (the pool): an eager load runs its relation queries side by side.
+    const ctx = readContext(env.deps, { tenantId: tenant.id, actor: CLI_ACTOR, now: new Date() });
+    const loaded = await Ticket.scoped(ctx).where('tickets.id', ticket.id).withGraphFetched('[requester, assignee, team, organization]').first();
+    t.match(loaded, { requester: { id: ann.id, email: 'ann@acme.test' }, assignee: { id: agent.id }, team: { name: 'Billing desk' }, organization: { name: 'Acme' } });
+    t.same(env.guard.violations, [], 'every relation query is tenant-scoped');
   });
 
   await t.test('create: an unknown or other tenant\'s team is 422 naming team_id, with the other problems, nothing written', async (t) => {
@@ -193,7 +205,8 @@ t.test('tickets and the directory', async (t) => {
     t.ok(byAnn.json().data.length >= 2 && byAnn.json().data.every((r: { requester_id: string }) => r.requester_id === ann.id));
     const billing = await call(env, 'GET', `/organizations/${acme.id}/tickets`, { token: agent.token, query: { conditions: JSON.stringify([{ field: 'team_id', operator: 'eq', value: team.id }]) } });
     t.equal(billing.statusCode, 200, billing.body);
-    t.same(billing.json().data.map((r: { team_id: string; organization_id: string }) => [r.team_id, r.organization_id]), [[team.id, acme.id]]);
+    const billingRows = billing.json().data.map((r: { team_id: string; organization_id: string }) => [r.team_id, r.organization_id]);
+    t.same(billingRows, [[team.id, acme.id], [team.id, acme.id]], 'the two Billing desk tickets of Acme');
     for (const id of ['0190a1b2-0000-7000-8000-0000000000ae', 'not-a-uuid', foreignOrg.id]) {
       const missing = await call(env, 'GET', `/organizations/${id}/tickets`, { token: admin });
       t.equal(missing.statusCode, 404, id);
