@@ -31,7 +31,8 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^to$/, route: 'GET /audit-log', reason: 'later than from: a rule across two fields' },
   { field: /^(requester_id|requester|status_id|priority_id|type_id|assigned_agent_id|team_id)$/, reason: 'names a record (status, priority, type, user, team) of the tenant' },
   { field: /^custom_fields\.[a-z0-9_]+$/, reason: "a value of the tenant's custom field of that key, of its kind" },
-  { field: /^conditions(\.\d+(\.(field|operator|value))?)?$/, route: 'GET /tickets', reason: "conditions over the tenant's vocabularies and custom fields" },
+  ...['GET /tickets', 'GET /users/:id/tickets', 'GET /organizations/:id/tickets'].map((route) => (
+    { field: /^conditions(\.\d+(\.(field|operator|value))?)?$/, route, reason: "conditions over the tenant's vocabularies and custom fields" })),
   { field: /^key$/, route: 'POST /custom-fields', reason: 'a key that names no ticket field' },
   { field: /^options(\.\d+)?$/, reason: "options fit the field's kind: select needs them, other kinds take none" },
   { field: /^organization_id$/, reason: 'an organization of this tenant: only the data knows which exist' },
