@@ -12,6 +12,7 @@ import { memoryStore, rateLimitPlugin, redisStore, requestCounter } from './plug
 import { metricsPlugin } from './plugins/metrics.js';
 import { requestIdFrom, requestIdPlugin } from './plugins/request-id.js';
 import { registerRoute, type RouteDef } from './route.js';
+import { streamsPlugin } from './sse.js';
 import { allRoutes } from './routes/index.js';
 import { wireDomain } from '../src/wiring.js';
 
@@ -56,6 +57,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   app.decorate('deps', deps);
   app.decorate('routeDefs', [] as RouteDef[]);
   app.decorate('metrics', metricsPlugin(app));
+  // Live streams end when the app closes, so a graceful shutdown does not wait on them.
+  streamsPlugin(app);
 
   // An empty JSON body is no body (clients send Content-Type on body-less POSTs); anything else
   // goes through Fastify's parser, which also refuses __proto__ poisoning.

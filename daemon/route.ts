@@ -1,12 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Actor, Ctx, Deps, Role } from '../src/core/context.js';
-import { errors, type ErrorCode } from '../src/core/errors.js';
+import { errors, isAppError, type ErrorCode } from '../src/core/errors.js';
 import { inTransaction, readContext } from '../src/db/transaction.js';
 import { grants } from '../src/auth/scopes.js';
 import { verifyCsrfToken } from '../src/auth/csrf.js';
 import { requireFeature, type Feature } from '../src/licensing/features.js';
-import { resolveTenant } from './plugins/identify.js';
+import { bearerToken, resolveTenant } from './plugins/identify.js';
+import { resolveBearerToken } from '../src/auth/tokens.js';
+import type { EventFeed } from '../src/events/feed.js';
+import { SseStream } from './sse.js';
 import { isUrlSafeOperationId, operationIdOf } from './openapi/operation-id.js';
 import { checkNamedSchemas } from './openapi/named-schemas.js';
 import { assertBoundedInput } from './input/bounds.js';
@@ -76,7 +79,22 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
   example?: { body?: unknown; query?: Record<string, string> };
   /** With `access: {kind: 'token'}` and no scope or roles: any signed-in user may call it. */
   authenticatedOnly?: boolean;
+  /**
+   * The answer is a server-sent event stream (text/event-stream) instead of a JSON body: the
+   * handler returns an EventFeed, which the pipeline sends with heartbeats, a lifetime and
+   * backpressure (daemon/sse.ts), re-checking the route's access at every heartbeat. The OpenAPI
+   * document describes the stream, the `data` schema of its events and the Last-Event-ID header.
+   * GET only.
+   */
+  stream?: StreamDef;
   handler: (ctx: Ctx, input: HandlerInput<S>) => Promise<unknown>;
+}
+
+export interface StreamDef {
+  /** The JSON `data` of every event; its `$id` titles it in the document (`x-event-data`). */
+  data: TSchema;
+  /** What the stream carries: event names, resume, heartbeats; goes into the document. */
+  description: string;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -107,10 +125,9 @@ export const ANONYMOUS: Actor = {
 };
 
 /** The access checks, in the order a caller would fix them: who you are, then what you may do. */
-async function enforce(def: RouteDef, request: FastifyRequest, deps: Deps): Promise<void> {
+async function enforce(def: RouteDef, request: FastifyRequest, deps: Deps, identity = request.identity): Promise<void> {
   const access = def.access;
   if (access.kind === 'public') return;
-  const identity = request.identity;
   const now = identity.now;
 
   if (access.kind === 'token') {
@@ -138,6 +155,43 @@ async function enforce(def: RouteDef, request: FastifyRequest, deps: Deps): Prom
   if (def.feature) await requireFeature({ trx: deps.db, tenantId: identity.tenantId!, now }, def.feature);
 }
 
+/**
+ * Is a long-lived request (a stream) still allowed? Its bearer token is resolved again, at this
+ * moment, and the route's access rule enforced on the result: a revoked session, a deactivated or
+ * demoted user, or a lapsed licence ends the stream at its next heartbeat.
+ */
+async function stillAllowed(def: RouteDef, request: FastifyRequest, deps: Deps): Promise<boolean> {
+  if (def.access.kind !== 'token') return true;
+  const token = bearerToken(request);
+  const now = new Date();
+  const resolved = token ? await resolveBearerToken(deps.db, token, now) : null;
+  if (!resolved || resolved.tenantId !== request.identity.tenantId) return false;
+  try {
+    await enforce(def, request, deps, { now, tenantId: resolved.tenantId, actor: resolved.actor, badToken: false });
+    return true;
+  } catch (error) {
+    if (isAppError(error)) return false;
+    throw error;
+  }
+}
+
+/** Sends a stream route's EventFeed as text/event-stream (daemon/sse.ts). */
+function sendStream(def: RouteDef, feed: EventFeed, request: FastifyRequest, reply: FastifyReply) {
+  const app = request.server;
+  const stream = new SseStream(feed, {
+    heartbeatMs: app.deps.config.streamHeartbeatMs,
+    lifetimeMs: app.deps.config.streamMaxMs,
+    stillAllowed: () => stillAllowed(def, request, app.deps),
+    response: reply.raw,
+    log: request.log,
+  });
+  app.openStreams.add(stream);
+  stream.once('close', () => app.openStreams.delete(stream));
+  // No caching and no proxy buffering: every event goes out as it is written.
+  reply.code(200).headers({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+  return reply.send(stream);
+}
+
 /** Registers one declared route on the app. */
 export function registerRoute<S extends RouteSchema>(app: FastifyInstance, def: RouteDef<S>): void {
   if (!def.access || !['public', 'tenant', 'csrf', 'token'].includes(def.access.kind)) {
@@ -153,7 +207,8 @@ export function registerRoute<S extends RouteSchema>(app: FastifyInstance, def: 
   if (twin) {
     throw new Error(`Route ${def.method} ${def.url}: operationId ${operationId} is already used by ${twin.method} ${twin.url}; declare an operationId`);
   }
-  checkNamedSchemas(app, `${def.method} ${def.url}`, def.schema);
+  if (def.stream && def.method !== 'GET') throw new Error(`Route ${def.method} ${def.url}: only a GET route can answer with a stream`);
+  checkNamedSchemas(app, `${def.method} ${def.url}`, def.stream ? { ...def.schema, response: { ...def.schema.response, 200: def.stream.data } } : def.schema);
   assertBoundedInput(`${def.method} ${def.url}`, def.schema);
   const deps = app.deps;
   const status = def.status ?? 200;
@@ -198,6 +253,7 @@ export function registerRoute<S extends RouteSchema>(app: FastifyInstance, def: 
         ? await inTransaction(deps, ctxInput, (ctx) => def.handler(ctx, input))
         : await def.handler(readContext(deps, ctxInput), input);
       if (reply.sent) return reply;
+      if (def.stream) return sendStream(def as unknown as RouteDef, result as EventFeed, request, reply);
       reply.code(status);
       if (status === 204) return reply.send();
       return reply.send(result);

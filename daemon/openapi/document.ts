@@ -81,6 +81,34 @@ function hoist(doc: Json, holder: Json | undefined, schema: TSchema | undefined)
   media.schema = { $ref: `#/components/schemas/${name}` };
 }
 
+/**
+ * A stream route (`stream` in its declaration) answers text/event-stream: the 200 answer says so,
+ * gives the schema of each event's `data` (OpenAPI 3.1 has no field for the items of a stream, so
+ * it sits inline under `x-event-data`, titled with the schema's name) and shows one event; the
+ * request documents the Last-Event-ID header that resumes it.
+ */
+function describeStream(def: RouteDef, operation: Json): void {
+  const stream = def.stream!;
+  const { $id: name, ...schema } = JSON.parse(JSON.stringify(stream.data)) as Json;
+  operation.responses['200'] = {
+    description: stream.description,
+    content: {
+      'text/event-stream': {
+        schema: { type: 'string', description: 'Server-sent events (https://html.spec.whatwg.org/multipage/server-sent-events.html)' },
+        example: 'retry: 3000\n\nid: 42\nevent: ticket.status_changed\ndata: {"id":"…","seq":42,"type":"ticket.status_changed",…}\n\n: heartbeat\n\n',
+        'x-event-data': { title: name, ...schema },
+      },
+    },
+  };
+  operation.parameters = [...(operation.parameters ?? []), {
+    name: 'Last-Event-ID',
+    in: 'header',
+    required: false,
+    description: 'Resume after this event id (the `seq` of the last event received); browsers send it when they reconnect',
+    schema: { type: 'string', pattern: '^[0-9]{1,18}$', maxLength: 18 },
+  }];
+}
+
 export function completeDocument(doc: Json, defs: readonly RouteDef[]): Json {
   doc.components ??= {};
   doc.components.schemas ??= {};
@@ -102,6 +130,7 @@ export function completeDocument(doc: Json, defs: readonly RouteDef[]): Json {
     const headers = headerParameters(def);
     if (headers.length) operation.parameters = [...(operation.parameters ?? []), ...headers];
 
+    if (def.stream) describeStream(def, operation);
     hoist(doc, operation.requestBody, def.schema.body);
     for (const [status, response] of Object.entries(operation.responses as Json)) {
       if (response.description === 'Default Response') response.description = SUCCESS_TEXT[Number(status)] ?? 'Success';

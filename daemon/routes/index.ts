@@ -6,6 +6,13 @@ import { usersRoutes } from './users.js';
 import { licenseRoutes } from './license.js';
 import { apiKeysRoutes } from './api-keys.js';
 import { auditLogRoutes } from './audit-log.js';
+import { vocabRoutes } from './vocab.js';
+import { ticketsRoutes } from './tickets.js';
+import { organizationsRoutes } from './organizations.js';
+import { teamsRoutes } from './teams.js';
+import { skillsRoutes } from './skills.js';
+import { customersRoutes } from './customers.js';
+import { ticketStreamRoutes } from './ticket-stream.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -16,4 +23,11 @@ export const allRoutes: RouteDef[] = [
   ...licenseRoutes,
   ...apiKeysRoutes,
   ...auditLogRoutes,
+  ...vocabRoutes,
+  ...ticketsRoutes,
+  ...organizationsRoutes,
+  ...teamsRoutes,
+  ...skillsRoutes,
+  ...customersRoutes,
+  ...ticketStreamRoutes,
 ] as RouteDef[];

@@ -1,7 +1,8 @@
 import { ADMIN, route } from '../route.js';
 import { ListOf } from '../../src/core/pagination.js';
 import { IdParams } from '../../src/core/schema-types.js';
-import { changeRole, createUser, getUser, listUsers, updateUser } from '../../src/directory/users.js';
+import { changeRole, createUser, getUser, listUsers, setUserOrganization, updateUser } from '../../src/directory/users.js';
+import { OrganizationLink } from '../../src/directory/schemas.js';
 import { inviteUser } from '../../src/directory/invitations.js';
 import { seatQuota, seatUsage, setSeatQuota } from '../../src/directory/seats.js';
 import {
@@ -59,6 +60,12 @@ export const usersRoutes = [
     schema: { params: IdParams, body: RoleChange, response: { 200: User } },
     example: { body: { role: 'agent' } },
     handler: (ctx, { params, body }) => changeRole(ctx, params.id, body.role),
+  }),
+  route({
+    method: 'PATCH', url: '/users/:id/organization', access: { kind: 'token', scope: 'users:write' }, summary: 'Link a user to an organization (null unlinks)', tags,
+    schema: { params: IdParams, body: OrganizationLink, response: { 200: User } },
+    example: { body: { organization_id: null } },
+    handler: (ctx, { params, body }) => setUserOrganization(ctx, params.id, body.organization_id),
   }),
   route({
     method: 'POST', url: '/users/:id/invite', access: { kind: 'token', scope: 'users:write' }, summary: 'Send or resend an invitation', tags,

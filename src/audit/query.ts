@@ -4,7 +4,7 @@ import { errors } from '../core/errors.js';
 import { parseRfc3339, toRfc3339 } from '../core/clock.js';
 import { cursorParams, paginateUnbounded, type CursorMeta, type Page } from '../core/pagination.js';
 import { Nullable, StringEnum, Timestamp } from '../core/schema-types.js';
-import { scoped } from '../db/tenant-scope.js';
+import { AuditRecord } from './models.js';
 
 /**
  * Reading the audit trail: newest first, filtered, in the page or the cursor form (the log grows
@@ -67,7 +67,7 @@ export function auditEntryOut(row: AuditRow): AuditEntry {
 }
 
 export async function listAuditLog(ctx: Ctx, query: AuditQuery): Promise<Page<AuditEntry, CursorMeta>> {
-  const qb = scoped<AuditRow>(ctx, 'audit_log');
+  const qb = AuditRecord.scoped(ctx);
   if (query.action) qb.where('audit_log.action', query.action);
   if (query.actor_id) qb.where('audit_log.actor_id', query.actor_id);
   if (query.resource_type) qb.where('audit_log.resource_type', query.resource_type);

@@ -1,6 +1,5 @@
 import type { Ctx } from '../core/context.js';
-import { uuidv7 } from '../core/ids.js';
-import { insertScoped } from '../db/tenant-scope.js';
+import { AuditRecord } from './models.js';
 
 /**
  * The audit trail: one row per audited change, written with `ctx.trx` so it commits or rolls back
@@ -22,15 +21,14 @@ export async function recordAudit(ctx: Ctx, entry: AuditEntry): Promise<void> {
     id: ctx.actor.apiKeyId ?? ctx.actor.userId,
     name: ctx.actor.name,
   };
-  await insertScoped(ctx, 'audit_log', {
-    id: uuidv7(ctx.now.getTime()),
+  await AuditRecord.insertIn(ctx, {
     actor_type: actor.type,
     actor_id: actor.id,
     actor_name: actor.name,
     action: entry.action,
     resource_type: entry.resourceType,
     resource_id: entry.resourceId ?? null,
-    changes: JSON.stringify(entry.changes ?? {}),
+    changes: entry.changes ?? {},
     ip: ctx.ip,
     request_id: ctx.requestId,
     created_at: ctx.now,

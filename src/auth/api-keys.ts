@@ -4,7 +4,7 @@ import { errors, type FieldProblem } from '../core/errors.js';
 import { parseRfc3339, toRfc3339 } from '../core/clock.js';
 import { pageParams, paginatePage, type Page } from '../core/pagination.js';
 import { NonBlank, Nullable, Timestamp } from '../core/schema-types.js';
-import { scoped } from '../db/tenant-scope.js';
+import { ApiKeyRecord } from './models.js';
 import { recordAudit } from '../audit/service.js';
 import { issueApiKey, type ApiKeyRow } from './api-key-store.js';
 import { grants, isKnownScope } from './scopes.js';
@@ -68,7 +68,7 @@ export function apiKeyOut(row: ApiKeyRow): ApiKey {
 }
 
 export async function listApiKeys(ctx: Ctx, query: ApiKeyListQuery): Promise<Page<ApiKey>> {
-  const qb = scoped<ApiKeyRow>(ctx, 'api_keys')
+  const qb = ApiKeyRecord.scoped(ctx)
     .select('tenant_id', 'id', 'user_id', 'name', 'scopes', 'prefix', 'last4', 'expires_at', 'last_used_at', 'revoked_at', 'created_at');
   if (!query.include_revoked) qb.whereNull('revoked_at');
   qb.orderBy('created_at', 'desc').orderBy('id', 'desc');
@@ -105,9 +105,9 @@ export async function createApiKey(ctx: Ctx, input: ApiKeyCreate): Promise<Creat
 
 /** Revokes a key; revoking a revoked key changes nothing (DELETE is idempotent). */
 export async function revokeApiKey(ctx: Ctx, id: string): Promise<void> {
-  const row = await scoped<ApiKeyRow>(ctx, 'api_keys').where('id', id).first('id', 'name', 'prefix', 'revoked_at');
+  const row = await ApiKeyRecord.findIn(ctx, id);
   if (!row) throw errors.notFound('API key', id);
   if (row.revoked_at) return;
-  await scoped(ctx, 'api_keys').where('id', id).update({ revoked_at: ctx.now });
+  await ApiKeyRecord.scoped(ctx).where('id', id).patch({ revoked_at: ctx.now });
   await recordAudit(ctx, { action: 'api_key.revoked', resourceType: 'api_key', resourceId: id, changes: { name: row.name, prefix: row.prefix } });
 }

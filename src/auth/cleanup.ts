@@ -1,6 +1,6 @@
-import type { Knex } from 'knex';
+import type { QueryBuilder } from 'objection';
 import type { Ctx } from '../core/context.js';
-import { scoped } from '../db/tenant-scope.js';
+import { LoginAttemptRecord, LoginChallengeRecord, SessionRecord, UserTokenRecord } from './models.js';
 
 /**
  * Housekeeping for one tenant, run by a scheduled job: drops credentials that can no longer be
@@ -19,11 +19,11 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export async function purgeExpiredCredentials(ctx: Ctx): Promise<PurgeCounts> {
   const weekAgo = new Date(ctx.now.getTime() - 7 * DAY_MS);
   const dayAgo = new Date(ctx.now.getTime() - DAY_MS);
-  const spentBefore = (cutoff: Date) => (q: Knex.QueryBuilder) => q.where('expires_at', '<', cutoff).orWhere('used_at', '<', cutoff);
+  const spentBefore = (cutoff: Date) => <M extends UserTokenRecord | LoginChallengeRecord>(q: QueryBuilder<M>) => q.where('expires_at', '<', cutoff).orWhere('used_at', '<', cutoff);
   return {
-    sessions: await scoped(ctx, 'sessions').where((q) => q.where('expires_at', '<', weekAgo).orWhere('revoked_at', '<', weekAgo)).del(),
-    user_tokens: await scoped(ctx, 'user_tokens').where(spentBefore(dayAgo)).del(),
-    login_challenges: await scoped(ctx, 'login_challenges').where(spentBefore(dayAgo)).del(),
-    login_attempts: await scoped(ctx, 'login_attempts').where('created_at', '<', dayAgo).del(),
+    sessions: await SessionRecord.scoped(ctx).where((q) => q.where('expires_at', '<', weekAgo).orWhere('revoked_at', '<', weekAgo)).delete(),
+    user_tokens: await UserTokenRecord.scoped(ctx).where(spentBefore(dayAgo)).delete(),
+    login_challenges: await LoginChallengeRecord.scoped(ctx).where(spentBefore(dayAgo)).delete(),
+    login_attempts: await LoginAttemptRecord.scoped(ctx).where('created_at', '<', dayAgo).delete(),
   };
 }

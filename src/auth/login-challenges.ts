@@ -1,8 +1,8 @@
 import type { Ctx } from '../core/context.js';
 import { addSeconds } from '../core/clock.js';
 import { sha256Hex } from '../core/crypto.js';
-import { randomToken, uuidv7 } from '../core/ids.js';
-import { insertScoped, scoped } from '../db/tenant-scope.js';
+import { randomToken } from '../core/ids.js';
+import { LoginChallengeRecord } from './models.js';
 
 /**
  * The second step of a sign-in for users enrolled in 2FA: a challenge token handed out after the
@@ -18,8 +18,7 @@ export interface ChallengeRow {
 
 export async function createLoginChallenge(ctx: Ctx, userId: string): Promise<string> {
   const token = randomToken(32);
-  await insertScoped(ctx, 'login_challenges', {
-    id: uuidv7(ctx.now.getTime()),
+  await LoginChallengeRecord.insertIn(ctx, {
     user_id: userId,
     token_hash: sha256Hex(token),
     created_at: ctx.now,
@@ -30,20 +29,21 @@ export async function createLoginChallenge(ctx: Ctx, userId: string): Promise<st
 
 /** The challenge a token names, if it is still usable. */
 export async function findLiveChallenge(ctx: Ctx, token: string): Promise<ChallengeRow | null> {
-  const row = await scoped<ChallengeRow>(ctx, 'login_challenges')
+  const row = await LoginChallengeRecord.scoped(ctx)
     .where('token_hash', sha256Hex(token))
     .whereNull('used_at')
     .where('expires_at', '>', ctx.now)
     .where('failed_attempts', '<', CHALLENGE_MAX_FAILURES)
-    .first('id', 'user_id');
+    .select('id', 'user_id')
+    .first();
   return row ?? null;
 }
 
 /** Marks the challenge used; false when a concurrent request used it first. */
 export async function claimChallenge(ctx: Ctx, challengeId: string): Promise<boolean> {
-  return (await scoped(ctx, 'login_challenges').where('id', challengeId).whereNull('used_at').update({ used_at: ctx.now })) === 1;
+  return (await LoginChallengeRecord.scoped(ctx).where('id', challengeId).whereNull('used_at').patch({ used_at: ctx.now })) === 1;
 }
 
 export async function countChallengeFailure(ctx: Ctx, challengeId: string): Promise<void> {
-  await scoped(ctx, 'login_challenges').where('id', challengeId).increment('failed_attempts', 1);
+  await LoginChallengeRecord.scoped(ctx).where('id', challengeId).increment('failed_attempts', 1);
 }

@@ -1,7 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
-import { uuidv7 } from '../core/ids.js';
-import { insertScoped, scoped } from '../db/tenant-scope.js';
+import { LoginAttemptRecord } from './models.js';
 import { normaliseEmail } from '../directory/user-store.js';
 import { verifyPassword } from './passwords.js';
 
@@ -17,7 +16,7 @@ export const WINDOW_SECONDS = 15 * 60;
 /** Refuses with 429 while the address is locked, even before the password is looked at. */
 export async function assertNotThrottled(ctx: Ctx, email: string): Promise<void> {
   const windowStart = new Date(ctx.now.getTime() - WINDOW_SECONDS * 1000);
-  const failures: Array<{ created_at: Date }> = await scoped(ctx, 'login_attempts')
+  const failures = await LoginAttemptRecord.scoped(ctx)
     .where({ email, succeeded: false })
     .where('created_at', '>', windowStart)
     .orderBy('created_at', 'desc')
@@ -34,8 +33,7 @@ export async function assertNotThrottled(ctx: Ctx, email: string): Promise<void>
  * password, and counting them would let an attacker extend the lock forever.
  */
 export async function recordLoginAttempt(ctx: Ctx, email: string, succeeded: boolean): Promise<void> {
-  await insertScoped(ctx, 'login_attempts', {
-    id: uuidv7(ctx.now.getTime()),
+  await LoginAttemptRecord.insertIn(ctx, {
     email,
     ip: ctx.ip,
     succeeded,

@@ -1,6 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import { errors, type FieldProblem } from '../core/errors.js';
-import { scoped } from '../db/tenant-scope.js';
+import { UserRecord } from '../directory/models.js';
 import { recordAudit } from '../audit/service.js';
 import { hashPassword, passwordProblems } from './passwords.js';
 import { verifyPasswordThrottled } from './login-throttle.js';
@@ -27,7 +27,7 @@ export async function changePassword(ctx: Ctx, input: PasswordChangeInput): Prom
   problems.push(...passwordProblems('new_password', input.newPassword));
   if (problems.length) throw errors.validation(problems);
 
-  await scoped(ctx, 'users').where('id', user.id).update({
+  await UserRecord.scoped(ctx).where('id', user.id).patch({
     password_hash: await hashPassword(input.newPassword),
     password_changed_at: ctx.now,
     updated_at: ctx.now,

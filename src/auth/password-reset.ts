@@ -1,6 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import { errors, type FieldProblem } from '../core/errors.js';
-import { scoped } from '../db/tenant-scope.js';
+import { UserRecord } from '../directory/models.js';
 import { findUser, findUserByEmail } from '../directory/user-store.js';
 import { recordAudit } from '../audit/service.js';
 import { hashPassword, passwordProblems } from './passwords.js';
@@ -59,7 +59,7 @@ export async function resetPassword(ctx: Ctx, input: ResetPasswordInput): Promis
   if (!valid || problems.length) throw errors.validation(problems);
 
   const { user, purpose } = valid;
-  await scoped(ctx, 'users').where('id', user.id).update({
+  await UserRecord.scoped(ctx).where('id', user.id).patch({
     password_hash: await hashPassword(input.newPassword),
     password_changed_at: ctx.now,
     updated_at: ctx.now,

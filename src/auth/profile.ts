@@ -1,7 +1,7 @@
 import { profileProblems } from '../directory/profile-rules.js';
 import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
-import { scoped } from '../db/tenant-scope.js';
+import { UserRecord } from '../directory/models.js';
 import type { UserRow } from '../directory/user-store.js';
 import { userOut } from '../directory/users.js';
 import type { Static } from '@sinclair/typebox';
@@ -45,7 +45,7 @@ export async function updateProfile(ctx: Ctx, patch: ProfilePatch): Promise<Prof
   const audited = diff(before as unknown as Record<string, unknown>, { ...before, ...changes }, [...EDITABLE]);
   if (!Object.keys(audited).length) return profileOut(before);
 
-  const [after]: UserRow[] = await scoped(ctx, 'users').where('id', before.id).update({ ...changes, updated_at: ctx.now }).returning('*');
+  const [after] = await UserRecord.scoped(ctx).where('id', before.id).patch({ ...changes, updated_at: ctx.now } as Partial<UserRow>).returning('*');
   await recordAudit(ctx, { action: 'user.updated', resourceType: 'user', resourceId: before.id, changes: audited });
   return profileOut(after!);
 }

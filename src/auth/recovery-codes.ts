@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Ctx } from '../core/context.js';
 import { sha256Hex } from '../core/crypto.js';
 import { uuidv7 } from '../core/ids.js';
-import { insertScoped, scoped } from '../db/tenant-scope.js';
+import { insertScoped } from '../db/tenant-scope.js';
+import { RecoveryCodeRecord } from './models.js';
 
 /**
  * Recovery codes: ten single-use codes shown once when 2FA is enabled, stored only as SHA-256
@@ -23,8 +24,9 @@ export function normaliseRecoveryCode(code: string): string {
 
 /** Replaces the user's recovery codes with ten new ones and returns them in clear, once. */
 export async function replaceRecoveryCodes(ctx: Ctx, userId: string): Promise<string[]> {
-  await scoped(ctx, 'recovery_codes').where('user_id', userId).del();
+  await RecoveryCodeRecord.scoped(ctx).where('user_id', userId).delete();
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+  // Ten rows in one statement: set-based work goes through the scoped knex helper.
   await insertScoped(ctx, 'recovery_codes', codes.map((code) => ({
     id: uuidv7(ctx.now.getTime()),
     user_id: userId,
@@ -38,13 +40,13 @@ export async function replaceRecoveryCodes(ctx: Ctx, userId: string): Promise<st
 export async function consumeRecoveryCode(ctx: Ctx, userId: string, code: string): Promise<boolean> {
   const normalised = normaliseRecoveryCode(code);
   if (normalised.length !== 10) return false;
-  const used = await scoped(ctx, 'recovery_codes')
+  const used = await RecoveryCodeRecord.scoped(ctx)
     .where({ user_id: userId, code_hash: sha256Hex(normalised) })
     .whereNull('used_at')
-    .update({ used_at: ctx.now });
+    .patch({ used_at: ctx.now });
   return used === 1;
 }
 
 export async function deleteRecoveryCodes(ctx: Ctx, userId: string): Promise<void> {
-  await scoped(ctx, 'recovery_codes').where('user_id', userId).del();
+  await RecoveryCodeRecord.scoped(ctx).where('user_id', userId).delete();
 }

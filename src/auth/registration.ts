@@ -1,6 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { errors, type FieldProblem } from '../core/errors.js';
 import { insertUser } from '../directory/user-store.js';
+import { recordCustomerEvent } from '../directory/customer-events.js';
 import { recordAudit } from '../audit/service.js';
 import { passwordProblems } from './passwords.js';
 import { signIn, type LoginAnswer } from './sign-in.js';
@@ -27,5 +28,6 @@ export async function register(ctx: Ctx, input: RegisterInput): Promise<LoginAns
     changes: { email: user.email, role: user.role },
     actor: { type: 'user', id: user.id, name: user.name },
   });
+  await recordCustomerEvent(ctx, 'customer.created', user);
   return signIn(ctx, user, input.userAgent);
 }

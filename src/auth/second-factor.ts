@@ -1,5 +1,5 @@
 import type { Ctx } from '../core/context.js';
-import { scoped } from '../db/tenant-scope.js';
+import { UserRecord } from '../directory/models.js';
 import type { UserRow } from '../directory/user-store.js';
 import { acceptedTotpStep } from './totp.js';
 import { consumeRecoveryCode } from './recovery-codes.js';
@@ -26,9 +26,9 @@ export function lastStepOf(user: Pick<UserRow, 'two_factor_last_step'>): number 
 
 /** Records `step` as the last accepted one unless an equal or later step was accepted meanwhile. */
 export async function claimTotpStep(ctx: Ctx, userId: string, step: number): Promise<boolean> {
-  const updated = await scoped(ctx, 'users')
+  const updated = await UserRecord.scoped(ctx)
     .where('id', userId)
     .where((q) => q.whereNull('two_factor_last_step').orWhere('two_factor_last_step', '<', step))
-    .update({ two_factor_last_step: step });
+    .patch({ two_factor_last_step: step });
   return updated === 1;
 }

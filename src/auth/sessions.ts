@@ -1,8 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { addSeconds } from '../core/clock.js';
-import { uuidv7 } from '../core/ids.js';
 import { cleanText } from '../core/text.js';
-import { insertScoped, scoped } from '../db/tenant-scope.js';
+import { SessionRecord } from './models.js';
 import { newSessionToken, SESSION_TTL_SECONDS } from './tokens.js';
 
 /** Sessions: created at login (24 h), revoked at logout, password reset and deactivation. */
@@ -14,10 +13,8 @@ export interface IssuedSession {
 
 export async function createSession(ctx: Ctx, userId: string, meta: { userAgent?: string | null } = {}): Promise<IssuedSession> {
   const { token, hash } = newSessionToken();
-  const id = uuidv7(ctx.now.getTime());
   const expiresAt = addSeconds(ctx.now, SESSION_TTL_SECONDS);
-  await insertScoped(ctx, 'sessions', {
-    id,
+  const { id } = await SessionRecord.insertIn(ctx, {
     user_id: userId,
     token_hash: hash,
     ip: ctx.ip,
@@ -30,14 +27,14 @@ export async function createSession(ctx: Ctx, userId: string, meta: { userAgent?
 }
 
 export async function revokeSession(ctx: Ctx, sessionId: string): Promise<void> {
-  await scoped(ctx, 'sessions').where('id', sessionId).whereNull('revoked_at').update({ revoked_at: ctx.now });
+  await SessionRecord.scoped(ctx).where('id', sessionId).whereNull('revoked_at').patch({ revoked_at: ctx.now });
 }
 
 /** Revokes every live session of a user, optionally keeping one (the caller's own). */
 export async function revokeUserSessions(ctx: Ctx, userId: string, keepSessionId?: string | null): Promise<number> {
-  const query = scoped(ctx, 'sessions').where('user_id', userId).whereNull('revoked_at');
+  const query = SessionRecord.scoped(ctx).where('user_id', userId).whereNull('revoked_at');
   if (keepSessionId) query.whereNot('id', keepSessionId);
-  return query.update({ revoked_at: ctx.now });
+  return query.patch({ revoked_at: ctx.now });
 }
 
 /** Logout: ends the caller's own session if the request carried one; nothing else to do otherwise. */

@@ -1,6 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import { toRfc3339 } from '../core/clock.js';
-import { scoped } from '../db/tenant-scope.js';
+import { UserRecord } from '../directory/models.js';
 import type { UserRow } from '../directory/user-store.js';
 import { recordAudit } from '../audit/service.js';
 import { createSession } from './sessions.js';
@@ -16,7 +16,7 @@ export interface LoginAnswer {
 /** Opens a 24-hour session for a user whose credentials were checked, and audits the sign-in. */
 export async function signIn(ctx: Ctx, user: UserRow, userAgent: string | null): Promise<LoginAnswer> {
   const session = await createSession(ctx, user.id, { userAgent });
-  await scoped(ctx, 'users').where('id', user.id).update({ last_login_at: ctx.now });
+  await UserRecord.scoped(ctx).where('id', user.id).patch({ last_login_at: ctx.now });
   await recordAudit(ctx, {
     action: 'user.login',
     resourceType: 'user',

@@ -1,6 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
-import { scoped } from '../db/tenant-scope.js';
+import { UserRecord } from '../directory/models.js';
 import { recordAudit } from '../audit/service.js';
 import { verifyPasswordThrottled } from './login-throttle.js';
 import { assertInteractiveSession, currentUser } from './current-user.js';
@@ -24,7 +24,7 @@ export async function setupTwoFactor(ctx: Ctx): Promise<{ secret: string; otpaut
   const user = await currentUser(ctx);
   if (user.two_factor_enabled) throw errors.conflict('Two-factor authentication is already enabled; disable it first to enrol again');
   const secret = newTotpSecret();
-  await scoped(ctx, 'users').where('id', user.id).update({
+  await UserRecord.scoped(ctx).where('id', user.id).patch({
     two_factor_pending_secret_enc: ctx.deps.box.encrypt(secret),
     updated_at: ctx.now,
   });
@@ -40,7 +40,7 @@ export async function confirmTwoFactor(ctx: Ctx, code: string): Promise<{ enable
   const step = await acceptedTotpStep(secret, code.replace(/\s/g, ''), ctx.now, lastStepOf(user));
   if (step === null) throw errors.invalidTwoFactorCode('The code does not match the pending two-factor secret');
 
-  await scoped(ctx, 'users').where('id', user.id).update({
+  await UserRecord.scoped(ctx).where('id', user.id).patch({
     two_factor_enabled: true,
     two_factor_secret_enc: user.two_factor_pending_secret_enc,
     two_factor_pending_secret_enc: null,
@@ -58,7 +58,7 @@ export async function disableTwoFactor(ctx: Ctx, password: string): Promise<{ en
   assertInteractiveSession(ctx);
   const user = await currentUser(ctx);
   if (!(await verifyPasswordThrottled(ctx, user, password))) throw errors.invalid('password', 'is incorrect');
-  await scoped(ctx, 'users').where('id', user.id).update({
+  await UserRecord.scoped(ctx).where('id', user.id).patch({
     two_factor_enabled: false,
     two_factor_secret_enc: null,
     two_factor_pending_secret_enc: null,

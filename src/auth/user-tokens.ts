@@ -1,8 +1,8 @@
 import type { Ctx } from '../core/context.js';
 import { addSeconds } from '../core/clock.js';
 import { sha256Hex } from '../core/crypto.js';
-import { randomToken, uuidv7 } from '../core/ids.js';
-import { insertScoped, scoped } from '../db/tenant-scope.js';
+import { randomToken } from '../core/ids.js';
+import { UserTokenRecord } from './models.js';
 
 /**
  * Single-use tokens mailed to a user (password resets; invitations are issued by the users area
@@ -20,8 +20,7 @@ export interface UserTokenRow {
 
 export async function issueUserToken(ctx: Ctx, userId: string, purpose: UserTokenPurpose, ttlSeconds: number): Promise<string> {
   const token = randomToken(32);
-  await insertScoped(ctx, 'user_tokens', {
-    id: uuidv7(ctx.now.getTime()),
+  await UserTokenRecord.insertIn(ctx, {
     user_id: userId,
     purpose,
     token_hash: sha256Hex(token),
@@ -33,13 +32,14 @@ export async function issueUserToken(ctx: Ctx, userId: string, purpose: UserToke
 
 /** The unused, unexpired token of one of `purposes`, locked until the transaction ends. */
 export async function findLiveUserToken(ctx: Ctx, token: string, purposes: UserTokenPurpose[]): Promise<UserTokenRow | null> {
-  const row = await scoped<UserTokenRow>(ctx, 'user_tokens')
+  const row = await UserTokenRecord.scoped(ctx)
     .where('token_hash', sha256Hex(token))
     .whereIn('purpose', purposes)
     .whereNull('used_at')
     .where('expires_at', '>', ctx.now)
     .forUpdate()
-    .first('id', 'user_id', 'purpose');
+    .select('id', 'user_id', 'purpose')
+    .first();
   return row ?? null;
 }
 
@@ -48,7 +48,7 @@ export async function findLiveUserToken(ctx: Ctx, token: string, purposes: UserT
  * a new invitation the older invitations (`purposes: ['invite']`).
  */
 export async function useUpUserTokens(ctx: Ctx, userId: string, purposes?: UserTokenPurpose[]): Promise<void> {
-  const query = scoped(ctx, 'user_tokens').where('user_id', userId).whereNull('used_at');
+  const query = UserTokenRecord.scoped(ctx).where('user_id', userId).whereNull('used_at');
   if (purposes) query.whereIn('purpose', purposes);
-  await query.update({ used_at: ctx.now });
+  await query.patch({ used_at: ctx.now });
 }

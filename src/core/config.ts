@@ -32,6 +32,13 @@ export interface Config {
   logFormat: LogFormat | null;
   /** NO_COLOR (https://no-color.org): no colours in pretty log lines. */
   noColor: boolean;
+  /** HELPDESK_STREAM_HEARTBEAT_SECONDS: a comment line this often keeps live streams open through proxies. */
+  streamHeartbeatMs: number;
+  /**
+   * HELPDESK_STREAM_MAX_SECONDS: a live stream is ended after this long and the client reconnects
+   * with Last-Event-ID (spreads clients over daemons, bounds how long a stream outlives its token).
+   */
+  streamMaxMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -100,5 +107,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
     logFormat: logFormatFrom(env),
     noColor: nonEmpty(env.NO_COLOR) !== null,
+    streamHeartbeatMs: intFrom(env, 'HELPDESK_STREAM_HEARTBEAT_SECONDS', 15, 1) * 1000,
+    streamMaxMs: intFrom(env, 'HELPDESK_STREAM_MAX_SECONDS', 600, 1) * 1000,
   };
 }

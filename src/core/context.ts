@@ -4,6 +4,7 @@ import type { SecretBox } from './crypto.js';
 import type { Logger } from './logging.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { Redis } from 'ioredis';
+import type { EventListener } from '../events/listener.js';
 
 export type Role = 'admin' | 'agent' | 'customer';
 export const ROLES: readonly Role[] = ['admin', 'agent', 'customer'];
@@ -29,6 +30,8 @@ export interface Deps {
   log: Logger;
   /** Shared cache and rate-limit counters; null without REDIS_URL. */
   redis: Redis | null;
+  /** The process's one LISTEN connection for committed events (opened on first use). */
+  events: EventListener;
 }
 
 /**

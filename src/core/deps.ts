@@ -5,6 +5,7 @@ import { SecretBox } from './crypto.js';
 import { createLogger, type Logger } from './logging.js';
 import { createDb } from '../db/connection.js';
 import { createMailer } from '../mail/mailer.js';
+import { EventListener } from '../events/listener.js';
 
 /** Builds the process-wide collaborators from configuration and a database URL. */
 export function createDeps(config: Config, databaseUrl: string, options: { log?: Logger; poolMax?: number } = {}): Deps {
@@ -20,11 +21,13 @@ export function createDeps(config: Config, databaseUrl: string, options: { log?:
     mailer: createMailer(config.smtpUrl, config.mailFrom, log),
     log,
     redis,
+    events: new EventListener(databaseUrl, log),
   };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
   deps.mailer.close();
   deps.redis?.disconnect();
+  await deps.events.close();
   await deps.db.destroy();
 }

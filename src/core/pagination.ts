@@ -89,6 +89,16 @@ const CursorMetaSchema = Type.Object({
   next_cursor: Nullable(Type.String()),
 }, { $id: 'CursorMeta', description: 'Meta of a list that also pages by cursor: page and total only in the page form' });
 
+/**
+ * A list's query: a knex builder, or an Objection one (`Model.scoped(ctx)…`), which paginates as
+ * the knex query it builds; rows then come back plain, and the list's mapper shapes them.
+ */
+export type ListQuery = Knex.QueryBuilder | { toKnexQuery(): Knex.QueryBuilder };
+
+function asKnex(qb: ListQuery): Knex.QueryBuilder {
+  return 'toKnexQuery' in qb ? qb.toKnexQuery() : qb;
+}
+
 function pageSizeOf(query: PageInput): number {
   return query.page_size ?? DEFAULT_PAGE_SIZE;
 }
@@ -98,7 +108,8 @@ function pageSizeOf(query: PageInput): number {
  * tie-breaker such as `id` to the order, or rows can swap between pages). The total counts the
  * same query without order or columns, so the query must not group.
  */
-export async function paginatePage<Row, T = Row>(query: PageInput, qb: Knex.QueryBuilder, map?: (row: Row) => T): Promise<Page<T>> {
+export async function paginatePage<Row, T = Row>(query: PageInput, list: ListQuery, map?: (row: Row) => T): Promise<Page<T>> {
+  const qb = asKnex(list);
   const page = query.page ?? 1;
   const pageSize = pageSizeOf(query);
   const { rows, total } = await pageWithTotal(qb.clone(), qb, page, pageSize);
@@ -178,10 +189,11 @@ function shaped<Row, T>(rows: Record<string, unknown>[], map?: (row: Row) => T):
  */
 export async function paginateCursor<Row, T = Row>(
   query: CursorInput,
-  qb: Knex.QueryBuilder,
+  list: ListQuery,
   keyset: Keyset,
   map?: (row: Row) => T,
 ): Promise<Page<T, CursorMeta>> {
+  const qb = asKnex(list);
   if (query.cursor !== undefined && query.page !== undefined) {
     throw errors.validation([{ field: 'cursor', message: 'cannot be combined with page' }]);
   }
@@ -209,10 +221,11 @@ export async function paginateCursor<Row, T = Row>(
  */
 export async function paginateUnbounded<Row, T = Row>(
   query: CursorInput,
-  qb: Knex.QueryBuilder,
+  list: ListQuery,
   keyset: Keyset,
   map?: (row: Row) => T,
 ): Promise<Page<T, CursorMeta>> {
+  const qb = asKnex(list);
   if (query.cursor !== undefined) return paginateCursor(query, qb, keyset, map);
   const page = query.page ?? 1;
   const pageSize = pageSizeOf(query);

@@ -34,6 +34,12 @@ export async function migrateLatest(db: Knex): Promise<string[]> {
   return applied;
 }
 
+/** Runs the next pending migration only; null when none is pending (tests of one migration's data). */
+export async function migrateNext(db: Knex): Promise<string | null> {
+  const [, applied] = (await db.migrate.up(options())) as [number, string[]];
+  return applied[0] ?? null;
+}
+
 export async function migrateRollback(db: Knex): Promise<string[]> {
   const [, rolledBack] = (await db.migrate.rollback(options())) as [number, string[]];
   return rolledBack;

@@ -1,7 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { addSeconds, toRfc3339 } from '../core/clock.js';
-import { scoped } from '../db/tenant-scope.js';
+import { UserRecord } from './models.js';
 import { issueUserToken, useUpUserTokens } from '../auth/user-tokens.js';
 import { recordAudit } from '../audit/service.js';
 import { loadUser } from './users.js';
@@ -21,7 +21,7 @@ export async function inviteUser(ctx: Ctx, id: string): Promise<Invitation> {
   await useUpUserTokens(ctx, id, ['invite']);
   const token = await issueUserToken(ctx, id, 'invite', INVITE_TTL_SECONDS);
   const expiresAt = addSeconds(ctx.now, INVITE_TTL_SECONDS);
-  await scoped(ctx, 'users').where('id', id).update({ invited_at: ctx.now, updated_at: ctx.now });
+  await UserRecord.scoped(ctx).where('id', id).patch({ invited_at: ctx.now, updated_at: ctx.now });
   await recordAudit(ctx, { action: 'user.invited', resourceType: 'user', resourceId: id, changes: { email: user.email, expires_at: toRfc3339(expiresAt) } });
 
   const tenant = (await ctx.trx('tenants').where({ id: ctx.tenantId }).first('name')) as { name: string };

@@ -1,6 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
-import { scoped } from '../db/tenant-scope.js';
+import { UserRecord } from './models.js';
 import { entitlements } from '../licensing/features.js';
 import { recordAudit } from '../audit/service.js';
 
@@ -19,8 +19,8 @@ export interface SeatUsage {
 }
 
 async function countSeatsUsed(ctx: Ctx): Promise<number> {
-  const row = await scoped(ctx, 'users').whereIn('role', ['admin', 'agent']).where('active', true).count({ n: '*' }).first();
-  return Number((row as { n: string } | undefined)?.n ?? 0);
+  const count = await UserRecord.scoped(ctx).whereIn('role', ['admin', 'agent']).where('active', true).resultSize();
+  return count;
 }
 
 async function tenantQuota(ctx: Ctx, lock: boolean): Promise<number | null> {

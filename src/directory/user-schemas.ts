@@ -3,6 +3,7 @@ import { ROLES } from '../core/context.js';
 import { pageParams } from '../core/pagination.js';
 import { HttpUrl, NonBlank, Nullable, StringEnum } from '../core/schema-types.js';
 import { NewPassword } from '../auth/password-schema.js';
+import { CustomFieldValues } from './custom-fields.js';
 
 /** Request and response schemas of /users (validation, serialisation, OpenAPI, the REST client). */
 export const RoleSchema = StringEnum(ROLES);
@@ -38,7 +39,7 @@ export const profileFields = {
   notes: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
   department: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
   alternate_emails: Type.Optional(Type.Array(Type.String({ format: 'email', maxLength: 320 }), { maxItems: 20 })),
-  custom_fields: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  custom_fields: Type.Optional(CustomFieldValues),
   is_vip: Type.Optional(Type.Boolean()),
   max_concurrent_conversations: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 1000 }))),
   organization_id: Type.Optional(Nullable(Type.String({ format: 'uuid' }))),
@@ -77,8 +78,10 @@ export const RoleChange = Type.Object({ role: RoleSchema }, { $id: 'RoleChange',
 export const UserListQuery = Type.Object({
   ...pageParams,
   role: Type.Optional(RoleSchema),
-  q: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring of name or email' })),
+  q: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive substring of the name, the email or an alternate email' })),
   active: Type.Optional(Type.Boolean()),
+  is_vip: Type.Optional(Type.Boolean()),
+  organization_id: Type.Optional(Type.String({ format: 'uuid' })),
   sort_by: Type.Optional(StringEnum(['created_at', 'name', 'email'], { default: 'created_at' })),
   sort_dir: Type.Optional(StringEnum(['asc', 'desc'], { default: 'asc' })),
 });

@@ -2,10 +2,12 @@ import type { Actor, Ctx, Role } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { toRfc3339 } from '../core/clock.js';
 import { paginatePage, type Page } from '../core/pagination.js';
-import { isUniqueViolation, scoped } from '../db/tenant-scope.js';
+import { UserRecord } from './models.js';
 import { revokeUserSessions } from '../auth/sessions.js';
 import { diff, recordAudit } from '../audit/service.js';
-import { findUser, insertUser, normaliseEmail, type UserRow } from './user-store.js';
+import { assertEmailsFree, emailConflict, findUser, insertUser, normaliseEmail, type UserRow } from './user-store.js';
+import { recordCustomerEvent } from './customer-events.js';
+import { assertOrganizationExists } from './organizations.js';
 import { assertSeatAvailable, lockTenant } from './seats.js';
 import { profileProblems, type ProfileFields } from './profile-rules.js';
 import type { User, UserCreate, UserListQuery, UserUpdate } from './user-schemas.js';
@@ -72,13 +74,21 @@ function profileColumns(input: Partial<UserCreate & UserUpdate>): Record<string,
 const AUDITED_FIELDS = ['email', 'name', 'phone', 'notes', 'department', 'alternate_emails', 'custom_fields', 'is_vip',
   'max_concurrent_conversations', 'organization_id', 'avatar_url', 'timezone', 'locale', 'active'];
 
+/** Fields whose change is a `customer.updated` event (the spec's event table). */
+const CUSTOMER_EVENT_FIELDS = ['email', 'name', 'phone', 'notes', 'department', 'alternate_emails', 'custom_fields', 'is_vip',
+  'organization_id', 'avatar_url', 'timezone', 'locale'];
+
 export async function listUsers(ctx: Ctx, query: UserListQuery): Promise<Page<User>> {
-  const qb = scoped<UserRow>(ctx, 'users');
+  const qb = UserRecord.scoped(ctx);
   if (query.role) qb.where('role', query.role);
   if (query.active !== undefined) qb.where('active', query.active);
+  if (query.is_vip !== undefined) qb.where('is_vip', query.is_vip);
+  if (query.organization_id) qb.where('organization_id', query.organization_id);
   if (query.q) {
-    const pattern = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    qb.where((w) => w.whereILike('name', pattern).orWhereILike('email', pattern));
+    const pattern = `%${query.q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    // Name, primary email or any alternate email (the customer directory's search).
+    qb.where((w) => w.where('name', 'ilike', pattern).orWhere('email', 'ilike', pattern)
+      .orWhereRaw("array_to_string(users.alternate_emails, ' ') ilike ?", [pattern]));
   }
   qb.orderBy(query.sort_by ?? 'created_at', query.sort_dir ?? 'asc').orderBy('id', query.sort_dir ?? 'asc');
   return paginatePage<UserRow, User>(query, qb, userOut);
@@ -94,36 +104,48 @@ export async function getUser(ctx: Ctx, id: string): Promise<User> {
   return userOut(await loadUser(ctx, id));
 }
 
+/** An address listed as alternate that is the primary one is the same address: not kept twice. */
+function withoutPrimary(columns: Record<string, unknown>, primary: string): void {
+  if (Array.isArray(columns.alternate_emails)) columns.alternate_emails = (columns.alternate_emails as string[]).filter((e) => e !== normaliseEmail(primary));
+}
+
 export async function createUser(ctx: Ctx, input: UserCreate): Promise<User> {
   checkProfile(input);
   const role = input.role ?? 'customer';
   if (role === 'admin') requireAdminActor(ctx);
+  await assertOrganizationExists(ctx, input.organization_id);
   if (isStaff(role)) await assertSeatAvailable(ctx);
-  const row = await insertUser(ctx, { ...profileColumns(input), email: input.email, name: input.name, role, password: input.password ?? null });
+  const columns = profileColumns(input);
+  withoutPrimary(columns, input.email);
+  const row = await insertUser(ctx, { ...columns, email: input.email, name: input.name, role, password: input.password ?? null });
   await recordAudit(ctx, { action: 'user.created', resourceType: 'user', resourceId: row.id, changes: { email: row.email, name: row.name, role } });
+  // Staff intake of a customer (signup records its own in registration.ts).
+  if (role === 'customer') await recordCustomerEvent(ctx, 'customer.created', row);
   return userOut(row);
 }
 
 /** Refuses when `user` is the last active admin (called with the tenant row locked). */
 async function assertAnotherActiveAdmin(ctx: Ctx, user: UserRow, action: string): Promise<void> {
-  const other = await scoped(ctx, 'users').where({ role: 'admin', active: true }).whereNot('id', user.id).first('id');
+  const other = await UserRecord.scoped(ctx).where({ role: 'admin', active: true }).whereNot('id', user.id).select('id').first();
   if (!other) throw errors.conflict(`Cannot ${action} the last active admin`, { reason: 'last_active_admin' });
 }
 
 async function saveUser(ctx: Ctx, id: string, columns: Record<string, unknown>): Promise<UserRow> {
   try {
-    const [row] = await scoped<UserRow>(ctx, 'users').where('id', id).update({ ...columns, updated_at: ctx.now }).returning('*');
-    return row as UserRow;
+    const [row] = await UserRecord.scoped(ctx).where('id', id).patch({ ...columns, updated_at: ctx.now }).returning('*');
+    return row!;
   } catch (error) {
-    if (isUniqueViolation(error, 'users_email')) throw errors.alreadyExists('user', 'email', String(columns.email));
-    throw error;
+    throw emailConflict(error, String(columns.email ?? 'one of the addresses'));
   }
 }
 
 export async function updateUser(ctx: Ctx, id: string, input: UserUpdate): Promise<User> {
   const before = await loadUser(ctx, id);
   checkProfile(input);
+  await assertOrganizationExists(ctx, input.organization_id);
   const columns = profileColumns(input);
+  withoutPrimary(columns, (columns.email as string | undefined) ?? before.email);
+  await assertEmailsFree(ctx, { email: columns.email as string | undefined, alternate_emails: columns.alternate_emails as string[] | undefined }, id);
   const deactivating = input.active === false && before.active;
   const reactivating = input.active === true && !before.active;
   if (deactivating) {
@@ -141,6 +163,18 @@ export async function updateUser(ctx: Ctx, id: string, input: UserUpdate): Promi
   // A deactivated user is signed out everywhere; their API keys stop resolving with them.
   if (deactivating) await revokeUserSessions(ctx, id);
   await recordAudit(ctx, { action: 'user.updated', resourceType: 'user', resourceId: id, changes });
+  if (after.role === 'customer' && CUSTOMER_EVENT_FIELDS.some((f) => f in changes)) await recordCustomerEvent(ctx, 'customer.updated', after);
+  return userOut(after);
+}
+
+/** PATCH /users/{id}/organization: links a user to an organization of the tenant, or unlinks (null). */
+export async function setUserOrganization(ctx: Ctx, id: string, organizationId: string | null): Promise<User> {
+  const before = await loadUser(ctx, id);
+  await assertOrganizationExists(ctx, organizationId);
+  if (before.organization_id === organizationId) return userOut(before);
+  const after = await saveUser(ctx, id, { organization_id: organizationId });
+  await recordAudit(ctx, { action: 'user.updated', resourceType: 'user', resourceId: id, changes: { organization_id: { from: before.organization_id, to: organizationId } } });
+  if (after.role === 'customer') await recordCustomerEvent(ctx, 'customer.updated', after);
   return userOut(after);
 }
 

@@ -1,7 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
-import { scoped } from '../db/tenant-scope.js';
-import type { LicensePayload } from './license.js';
+import { LicenseRecord } from './models.js';
 
 /**
  * Editions and modules (SPEC "What the service does" 10, CONTRACT §8). A feature is gated either by
@@ -31,13 +30,10 @@ export interface Entitlements {
 }
 
 /** An installed licence: the verified payload plus when it was installed. */
-export interface LicenseRow extends LicensePayload {
-  id: string;
-  installed_at: Date;
-}
+export type LicenseRow = LicenseRecord;
 
 export async function latestLicense(ctx: Pick<Ctx, 'trx' | 'tenantId'>): Promise<LicenseRow | null> {
-  const row = await scoped<LicenseRow>(ctx, 'licenses').orderBy('installed_at', 'desc').orderBy('id', 'desc').first();
+  const row = await LicenseRecord.scoped(ctx).orderBy('installed_at', 'desc').orderBy('id', 'desc').first();
   return row ?? null;
 }
 

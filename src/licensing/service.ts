@@ -1,9 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Ctx } from '../core/context.js';
 import { toRfc3339 } from '../core/clock.js';
-import { uuidv7 } from '../core/ids.js';
 import { Nullable, StringEnum } from '../core/schema-types.js';
-import { insertScoped } from '../db/tenant-scope.js';
+import { LicenseRecord } from './models.js';
 import { recordAudit } from '../audit/service.js';
 import { COMMUNITY, FEATURES, hasFeature, latestLicense, type Feature, type LicenseRow } from './features.js';
 import { licensePublicKey, verifyLicense } from './license.js';
@@ -53,8 +52,7 @@ export async function licenseStatus(ctx: Ctx): Promise<LicenseStatus> {
 /** Verifies a licence against the configured key and installs it as the tenant's current one. */
 export async function applyLicense(ctx: Ctx, text: string): Promise<LicenseStatus> {
   const payload = verifyLicense(text, licensePublicKey(ctx.deps.config.licensePublicKey), ctx.now);
-  const [row] = await insertScoped<LicenseRow>(ctx, 'licenses', {
-    id: uuidv7(ctx.now.getTime()),
+  const row = await LicenseRecord.insertIn(ctx, {
     license_id: payload.license_id,
     customer: payload.customer,
     edition: payload.edition,
@@ -69,7 +67,7 @@ export async function applyLicense(ctx: Ctx, text: string): Promise<LicenseStatu
   await recordAudit(ctx, {
     action: 'license.applied',
     resourceType: 'license',
-    resourceId: row!.id,
+    resourceId: row.id,
     changes: {
       license_id: payload.license_id,
       customer: payload.customer,
@@ -79,5 +77,5 @@ export async function applyLicense(ctx: Ctx, text: string): Promise<LicenseStatu
       expires_at: toRfc3339(payload.expires_at),
     },
   });
-  return statusOf(row!, ctx.now);
+  return statusOf(row, ctx.now);
 }

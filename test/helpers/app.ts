@@ -30,6 +30,8 @@ export async function testApp(t: Test, overrides: Partial<Config> = {}, options:
   const dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-test-'));
   const config: Config = {
     ...loadConfig({ HELPDESK_DATA_DIR: dataDir, HELPDESK_SECRET_KEY: 'test-secret-key', HELPDESK_RATE_LIMIT_PER_MIN: '100000' }),
+    // Live streams end quickly, so tests that walk every route through inject() get an answer.
+    streamMaxMs: 300,
     ...overrides,
   };
   const deps = createDeps(config, databaseUrl, { log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), poolMax: 5 });

@@ -29,6 +29,15 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^license$/, route: 'POST /license', reason: 'a licence signed with the trusted key' },
   { field: /^cursor$/, reason: 'an opaque cursor the API issued' },
   { field: /^to$/, route: 'GET /audit-log', reason: 'later than from: a rule across two fields' },
+  { field: /^(requester_id|requester|status_id|priority_id|type_id|assigned_agent_id|team_id)$/, reason: 'names a record (status, priority, type, user, team) of the tenant' },
+  { field: /^custom_fields\.[a-z0-9_]+$/, reason: "a value of the tenant's custom field of that key, of its kind" },
+  ...['GET /tickets', 'GET /users/:id/tickets', 'GET /organizations/:id/tickets'].map((route) => (
+    { field: /^conditions(\.\d+(\.(field|operator|value))?)?$/, route, reason: "conditions over the tenant's vocabularies and custom fields" })),
+  { field: /^key$/, route: 'POST /custom-fields', reason: 'a key that names no ticket field' },
+  { field: /^options(\.\d+)?$/, reason: "options fit the field's kind: select needs them, other kinds take none" },
+  { field: /^organization_id$/, reason: 'an organization of this tenant: only the data knows which exist' },
+  { field: /^domains\.\d+$/, reason: 'a domain no other organization of the tenant holds' },
+  { field: /^user_id$/, route: 'POST /teams/:id/members', reason: 'a staff user of this tenant' },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);
@@ -62,6 +71,20 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
   const customer = await userFixture(env, tenant.id, 'customer');
   const agent = await userFixture(env, tenant.id, 'agent');
   const key = await apiKeyFixture(env, tenant.id, tenant.admin.id, ['users:read']);
+  // The ticket desk: real records, so generated requests get past the 404 into the services.
+  const adminCall = (method: 'GET' | 'POST', url: string, payload?: unknown) => env.app.inject({
+    method, url: `${API_PREFIX}${url}`, headers: { authorization: `Bearer ${tenant.apiKey}` }, ...(payload ? { payload: payload as object } : {}),
+  }).then((r) => r.json());
+  const deskType = await adminCall('POST', '/ticket-types', { name: 'Fuzz type' });
+  const deskField = await adminCall('POST', '/custom-fields', { key: 'fuzz_plan', label: 'Plan', kind: 'select', options: ['a', 'b'] });
+  const deskStatus = (await adminCall('GET', '/meta/statuses')).data[1];
+  const deskTicket = await adminCall('POST', '/tickets', { subject: 'Fuzz', body: 'Fuzz', requester_id: customer.id, type_id: deskType.id, fuzz_plan: 'a' });
+  // Directory records, so routes with their ids are fuzzed past the 404.
+  const created = async (path: string, body: unknown) =>
+    (await env.app.inject({ method: 'POST', url: `${API_PREFIX}${path}`, headers: { authorization: `Bearer ${tenant.admin.token}` }, payload: body as object })).json().id as string;
+  const organizationId = await created('/organizations', { name: 'Fuzz Org', domains: ['fuzz-org.test'] });
+  const teamId = await created('/teams', { name: 'Fuzz Team' });
+  const skillId = await created('/skills', { name: 'Fuzz Skill' });
   const csrf = await csrfToken(env, tenant.slug);
   const doc = (await env.app.inject({ method: 'GET', url: `${API_PREFIX}/openapi.json` })).json();
   const snapshot = await snapshotQuery(env.deps.db);
@@ -70,6 +93,14 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
   const ids: IdPool = (segment) => {
     if (segment === 'users') return [customer.id, agent.id, tenant.admin.id, randomUUID()];
     if (segment === 'api-keys') return [key.id, randomUUID()];
+    if (segment === 'statuses') return [deskStatus.id, randomUUID()];
+    if (segment === 'ticket-types') return [deskType.id, randomUUID()];
+    if (segment === 'custom-fields') return [deskField.id, randomUUID()];
+    if (segment === 'tickets') return [deskTicket.id, randomUUID()];
+    if (segment === 'organizations') return [organizationId, randomUUID()];
+    if (segment === 'teams') return [teamId, randomUUID()];
+    if (segment === 'skills') return [skillId, randomUUID()];
+    if (segment === 'customers') return [customer.id, randomUUID()];
     return [randomUUID()];
   };
 

@@ -41,11 +41,12 @@ t.test('users', async (t) => {
   });
 
   await t.test('POST /users with every field', async (t) => {
+    const org = await call(env, 'POST', '/organizations', { token: admin, body: { name: 'Full Profile Org' } });
     const body = {
       email: 'full@example.com', name: 'Full Profile', role: 'agent', password: 'a very long password',
       phone: '+49 30 123456', notes: 'Night shift', department: 'Support', alternate_emails: ['Alt@Example.com'],
       custom_fields: { tier: 'gold', seats: 3 }, is_vip: true, max_concurrent_conversations: 4,
-      organization_id: '0190a1b2-0000-7000-8000-000000000001', avatar_url: 'https://cdn.example.com/a.png',
+      organization_id: org.json().id as string, avatar_url: 'https://cdn.example.com/a.png',
       timezone: 'Europe/Berlin', locale: 'de-DE',
     };
     const res = await call(env, 'POST', '/users', { token: admin, body });

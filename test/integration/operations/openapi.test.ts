@@ -34,7 +34,11 @@ t.test('the OpenAPI document describes every route completely', async (t) => {
     t.notOk(ids.has(operation.operationId), `${label}: operationId ${operation.operationId} is unique`);
     ids.add(operation.operationId);
     t.ok(operation.responses?.[String(status)], `${label} documents its ${status} answer`);
-    if (status !== 204 && !NON_JSON.has(label)) {
+    if (def.stream) {
+      const media = operation.responses['200']?.content?.['text/event-stream'];
+      t.ok(media?.['x-event-data']?.properties, `${label} documents its stream and the data of its events`);
+      t.ok(operation.parameters?.find((p: { name: string; in: string }) => p.name === 'Last-Event-ID' && p.in === 'header'), `${label} documents Last-Event-ID`);
+    } else if (status !== 204 && !NON_JSON.has(label)) {
       t.ok(def.schema.response?.[status], `${label} declares the schema of its ${status} body`);
     }
     if (def.access.kind === 'token') {

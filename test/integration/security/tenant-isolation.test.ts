@@ -5,6 +5,7 @@ import { grantLicense, licenseKeys } from '../../helpers/license.js';
 import { CLI_ACTOR } from '../../../src/core/context.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
+import { recordEvent } from '../../../src/events/record.js';
 
 /**
  * Walks EVERY registered route as tenant B, aimed at tenant A's resources, and asserts that B can
@@ -26,14 +27,51 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aCustomer = await userFixture(env, a.id, 'customer', 'secret-customer@tenant-a.example.com');
   const aAgent = await userFixture(env, a.id, 'agent', 'secret-agent@tenant-a.example.com');
   const aKey = await apiKeyFixture(env, a.id, a.admin.id, ['users:read']);
+  // The ticket desk: a type, a custom field, a status and a ticket of A.
+  const aType = (await call(env, 'POST', '/ticket-types', { token: a.admin.token, body: { name: 'Secret type of A' } })).json();
+  const aField = (await call(env, 'POST', '/custom-fields', { token: a.admin.token, body: { key: 'secret_serial', label: 'Serial', kind: 'text' } })).json();
+  const aStatus = (await call(env, 'GET', '/meta/statuses', { token: a.admin.token })).json().data[0];
+  const aTicket = (await call(env, 'POST', '/tickets', {
+    token: a.admin.token, body: { subject: 'Secret subject of A', body: 'Secret body of A', requester_id: aCustomer.id, type_id: aType.id, secret_serial: 'SN-A-1' },
+  })).json();
+  const aPost = async (path: string, body: unknown) => {
+    const res = await call(env, 'POST', path, { token: a.admin.token, body });
+    if (res.statusCode !== 201) throw new Error(`fixture ${path}: ${res.statusCode} ${res.body}`);
+    return res.json() as { id: string };
+  };
+  const aOrg = await aPost('/organizations', { name: 'Secret Org of A', domains: ['tenant-a.example.com'] });
+  const aTeam = await aPost('/teams', { name: 'Secret Team of A' });
+  await aPost(`/teams/${aTeam.id}/members`, { user_id: aAgent.id, is_lead: true });
+  const aSkill = await aPost('/skills', { name: 'Secret Skill of A' });
+  await call(env, 'POST', `/users/${aAgent.id}/skills/${aSkill.id}`, { token: a.admin.token });
+  // A ticket of A's organization and team (its requester joins the organization by domain), so
+  // /organizations/:id/tickets and /users/:id/tickets have A's data to keep from B.
+  const aMember = await userFixture(env, a.id, 'customer', 'member@tenant-a.example.com');
+  const aOrgTicket = await aPost('/tickets', { subject: 'Secret org ticket of A', body: 'Secret', requester_id: aMember.id, team_id: aTeam.id });
+  // A committed ticket event of A: the live stream, replayed from the start (its example query),
+  // must not carry it to B.
+  const aEvent = await inTransaction(env.deps, { tenantId: a.id, actor: CLI_ACTOR, now: new Date() }, (ctx) =>
+    recordEvent(ctx, { type: 'ticket.created', subjectType: 'ticket', ticketId: aTicket.id, data: { requester_email: aCustomer.email } }));
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
     users: aCustomer.id,
     'api-keys': aKey.id,
     userId: aAgent.id,
+    statuses: aStatus.id,
+    'ticket-types': aType.id,
+    'custom-fields': aField.id,
+    tickets: aTicket.id,
+    organizations: aOrg.id,
+    teams: aTeam.id,
+    skills: aSkill.id,
+    skillId: aSkill.id,
+    customers: aCustomer.id,
   };
-  const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.id, aKey.prefix];
+  const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email,
+    aKey.id, aKey.prefix, aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id,
+    'Secret subject of A', 'SN-A-1', aOrg.id, 'Secret Org of A', 'tenant-a.example.com', aTeam.id,
+    'Secret Team of A', aSkill.id, 'Secret Skill of A', aEvent.id, aMember.id, aOrgTicket.id, 'Secret org ticket of A'];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
