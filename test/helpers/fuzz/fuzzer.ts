@@ -29,6 +29,10 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^license$/, route: 'POST /license', reason: 'a licence signed with the trusted key' },
   { field: /^cursor$/, reason: 'an opaque cursor the API issued' },
   { field: /^to$/, route: 'GET /audit-log', reason: 'later than from: a rule across two fields' },
+  { field: /^until$/, route: 'POST /tickets/:id/snooze', reason: 'later than now, at most a year ahead' },
+  { field: /^work_date$/, reason: 'a calendar day not after today: depends on now' },
+  { field: /^(user_id|email|name)$/, route: 'POST /tickets/:id/collaborators', reason: 'either user_id or email (with an optional name): a rule across fields' },
+  { field: /^target_ticket_id$/, reason: 'must name another ticket than the path: a rule across fields' },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);
