@@ -2,7 +2,7 @@ import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { toRfc3339 } from '../core/clock.js';
 import { paginatePage, type Page, type PageInput } from '../core/pagination.js';
-import { isUniqueViolation, scoped } from '../db/tenant-scope.js';
+import { scoped } from '../db/tenant-scope.js';
 import { recordEvent } from '../events/record.js';
 import { normaliseEmail } from '../directory/user-store.js';
 import type { Ticket } from './models.js';
@@ -79,15 +79,12 @@ export async function addCollaborator(ctx: Ctx, id: string, input: CollaboratorI
   if (userId && userId === ticket.requester_id) {
     throw errors.validation([{ field: input.user_id ? 'user_id' : 'email', message: "is the ticket's requester" }]);
   }
-  let row: TicketCollaborator;
-  try {
-    row = await TicketCollaborator.insertIn(ctx, {
-      ticket_id: id, user_id: userId, email, name: userId ? null : input.name?.trim() ?? null, added_by: ctx.actor.userId, created_at: ctx.now,
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) throw errors.alreadyExists('collaborator', input.user_id ? 'user_id' : 'email', input.user_id ?? email ?? input.email!);
-    throw error;
-  }
+  // The ticket is locked, so nobody adds the same person between this look and the insert.
+  const taken = await TicketCollaborator.scoped(ctx).where('ticket_id', id).where(userId ? { user_id: userId } : { email }).first();
+  if (taken) throw errors.alreadyExists('collaborator', input.user_id ? 'user_id' : 'email', input.user_id ?? input.email!);
+  const row = await TicketCollaborator.insertIn(ctx, {
+    ticket_id: id, user_id: userId, email, name: userId ? null : input.name?.trim() ?? null, added_by: ctx.actor.userId, created_at: ctx.now,
+  });
   const out = collaboratorOut(await collaboratorsOf(ctx, id).where('c.id', row.id).first());
   await recordCollaboratorEvent(ctx, 'ticket.collaborator_added', ticket, out);
   return out;

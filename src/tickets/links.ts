@@ -2,7 +2,7 @@ import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { toRfc3339 } from '../core/clock.js';
 import { paginatePage, type Page, type PageInput } from '../core/pagination.js';
-import { isUniqueViolation, scoped } from '../db/tenant-scope.js';
+import { scoped } from '../db/tenant-scope.js';
 import { recordEvent } from '../events/record.js';
 import { Ticket } from './models.js';
 import { TicketLink as LinkRow } from './ops-models.js';
@@ -50,13 +50,11 @@ export async function listLinks(ctx: Ctx, id: string, query: PageInput): Promise
 export async function addLink(ctx: Ctx, id: string, input: LinkInput): Promise<TicketLink> {
   const [ticket, other] = await loadTicketPair(ctx, id, input.target_ticket_id, 'target_ticket_id');
   const [low, high] = ticket.id < other.id ? [ticket.id, other.id] : [other.id, ticket.id];
-  let link: LinkRow;
-  try {
-    link = await LinkRow.insertIn(ctx, { ticket_a_id: low, ticket_b_id: high, created_by: ctx.actor.userId, created_at: ctx.now });
-  } catch (error) {
-    if (isUniqueViolation(error, 'ticket_links_pair')) throw errors.alreadyExists('ticket_link', 'target_ticket_id', other.id);
-    throw error;
+  // Both tickets are locked, so nobody links the pair between this look and the insert.
+  if (await LinkRow.scoped(ctx).findOne({ ticket_a_id: low, ticket_b_id: high })) {
+    throw errors.alreadyExists('ticket_link', 'target_ticket_id', other.id);
   }
+  const link = await LinkRow.insertIn(ctx, { ticket_a_id: low, ticket_b_id: high, created_by: ctx.actor.userId, created_at: ctx.now });
   await recordLinkEvents(ctx, 'ticket.link_added', link.id, ticket, other);
   return linkOut(id, { ...link, other_id: other.id, other_number: other.ticket_number, other_subject: other.subject, other_status_id: other.status_id });
 }
