@@ -10,6 +10,7 @@ import { CLI_ACTOR } from '../../../src/core/context.js';
 import { ERROR_TABLE, type ErrorCode } from '../../../src/core/errors.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
+import { ticketFixture } from '../ticket-fixture.js';
 
 /**
  * The API fuzzer: sends generated requests (requests.ts) to routes of a real app, as an admin, a
@@ -66,6 +67,8 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
   const customer = await userFixture(env, tenant.id, 'customer');
   const agent = await userFixture(env, tenant.id, 'agent');
   const key = await apiKeyFixture(env, tenant.id, tenant.admin.id, ['users:read']);
+  // Real tickets, so valid requests reach the ticket services (merges then meet closed tickets: 409).
+  const tickets = [await ticketFixture(env, tenant.id, customer.id), await ticketFixture(env, tenant.id, customer.id)];
   const csrf = await csrfToken(env, tenant.slug);
   const doc = (await env.app.inject({ method: 'GET', url: `${API_PREFIX}/openapi.json` })).json();
   const snapshot = await snapshotQuery(env.deps.db);
@@ -74,6 +77,7 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
   const ids: IdPool = (segment) => {
     if (segment === 'users') return [customer.id, agent.id, tenant.admin.id, randomUUID()];
     if (segment === 'api-keys') return [key.id, randomUUID()];
+    if (segment === 'tickets') return [...tickets.map((ticket) => ticket.id), randomUUID()];
     return [randomUUID()];
   };
 

@@ -5,6 +5,7 @@ import { grantLicense, licenseKeys } from '../../helpers/license.js';
 import { CLI_ACTOR } from '../../../src/core/context.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
+import { ticketFixture } from '../../helpers/ticket-fixture.js';
 
 /**
  * Walks EVERY registered route as tenant B, aimed at tenant A's resources, and asserts that B can
@@ -26,14 +27,23 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aCustomer = await userFixture(env, a.id, 'customer', 'secret-customer@tenant-a.example.com');
   const aAgent = await userFixture(env, a.id, 'agent', 'secret-agent@tenant-a.example.com');
   const aKey = await apiKeyFixture(env, a.id, a.admin.id, ['users:read']);
+  const aTicket = await ticketFixture(env, a.id, aCustomer.id, { subject: 'Secret subject of tenant A' });
+  const aOtherTicket = await ticketFixture(env, a.id, aCustomer.id);
+  const link = await call(env, 'POST', `/tickets/${aTicket.id}/links`, { token: a.admin.token, body: { target_ticket_id: aOtherTicket.id } });
+  const entry = await call(env, 'POST', `/tickets/${aTicket.id}/time-entries`, { token: a.admin.token, body: { minutes: 5 } });
+  t.equal(link.statusCode + entry.statusCode, 402, "A's link and time entry exist");
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
     users: aCustomer.id,
     'api-keys': aKey.id,
     userId: aAgent.id,
+    tickets: aTicket.id,
+    linkId: link.json().id,
+    entryId: entry.json().id,
   };
-  const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.id, aKey.prefix];
+  const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.id, aKey.prefix,
+    aTicket.id, aOtherTicket.id, 'Secret subject of tenant A', link.json().id, entry.json().id];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
