@@ -2,6 +2,8 @@ import t from 'tap';
 import { call, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
 import { ticketFixture } from '../../helpers/ticket-fixture.js';
 import { runJob } from '../../../src/jobs/runner.js';
+import { runCommand, tempDataDir } from '../../helpers/cli.js';
+import JobsRun from '../../../commands/jobs/run.js';
 
 const ticketRow = (env: TestEnv, tenantId: string, id: string) => env.deps.db('tickets').where({ tenant_id: tenantId, id }).first();
 const eventsOf = (env: TestEnv, tenantId: string, ticketId: string, type?: string) => {
@@ -75,6 +77,14 @@ t.test('snooze', async (t) => {
     t.match(event, { actor_id: null, actor_name: null, from_value: until.toISOString(), to_value: null, data: { reason: 'due', ticket_id: soon.id } });
     const again = await runJob(env.deps, 'ticket-unsnooze', { now: until });
     t.match(again, { status: 'succeeded', result: { unsnoozed: 0 } }, 'idempotent');
+
+    // The operator's way: `helpdesk jobs run ticket-unsnooze --now <the later time>`.
+    const cliEnv = { DATABASE_URL: env.databaseUrl, HELPDESK_DATA_DIR: tempDataDir(t), HELPDESK_SECRET_KEY: 'test-secret-key', LOG_LEVEL: 'silent' };
+    const laterUntil = (await ticketRow(env, tenant.id, later.id)).snoozed_until as Date;
+    const cli = await runCommand(JobsRun, ['ticket-unsnooze', '--now', laterUntil.toISOString(), '--json'], cliEnv);
+    t.equal(cli.code, 0, cli.stderr);
+    t.match(cli.json(), { name: 'ticket-unsnooze', status: 'succeeded', simulated_now: laterUntil.toISOString(), result: { unsnoozed: 1 } });
+    t.equal((await ticketRow(env, tenant.id, later.id)).snoozed_until, null);
   });
 
   await t.test('DELETE ends a snooze early; without one it changes nothing', async (t) => {
