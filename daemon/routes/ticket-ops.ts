@@ -1,6 +1,7 @@
 import { STAFF, route } from '../route.js';
 import { ListOf, PageQuery } from '../../src/core/pagination.js';
 import { IdParams } from '../../src/core/schema-types.js';
+import { TicketSchema } from '../../src/tickets/schemas.js';
 import { cancelSnooze, snoozeTicket } from '../../src/tickets/snooze.js';
 import { mergeTicket } from '../../src/tickets/merge.js';
 import { addLink, listLinks, removeLink } from '../../src/tickets/links.js';
@@ -8,7 +9,7 @@ import { addCollaborator, listCollaborators, removeCollaborator } from '../../sr
 import { acquireReplyLock, releaseReplyLock } from '../../src/tickets/reply-lock.js';
 import { createTimeEntry, deleteTimeEntry, listTimeEntries, updateTimeEntry } from '../../src/tickets/time-entries.js';
 import {
-  Collaborator, CollaboratorInput, EntryParams, LinkInput, MergeInput, MergeResult, ReplyLock, SnoozeInput, SnoozeState,
+  Collaborator, CollaboratorInput, EntryParams, LinkInput, MergeInput, MergeResult, ReplyLock, SnoozeInput,
   TicketCollaboratorParams, TicketLink, TicketLinkParams, TimeEntry, TimeEntryCreate, TimeEntryUpdate,
 } from '../../src/tickets/ops-schemas.js';
 
@@ -23,9 +24,9 @@ const EXAMPLE_TICKET = '0190a1b2-0000-7000-8000-000000000002';
 
 export const ticketOpsRoutes = [
   route({
-    method: 'POST', url: '/tickets/:id/snooze', access: staffWrite, summary: 'Snooze a ticket until a time', tags,
+    method: 'POST', url: '/tickets/:id/snooze', access: staffWrite, summary: 'Snooze a ticket until a time; answers the ticket', tags,
     errors: ['conflict'],
-    schema: { params: IdParams, body: SnoozeInput, response: { 200: SnoozeState } },
+    schema: { params: IdParams, body: SnoozeInput, response: { 200: TicketSchema } },
     // A fixed example leaves the allowed window some day: the fuzzer knows `until` as a rule of now.
     example: { body: { until: '2026-12-24T09:00:00Z' } },
     handler: (ctx, { params, body }) => snoozeTicket(ctx, params.id, body),

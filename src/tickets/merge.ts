@@ -4,6 +4,7 @@ import { toRfc3339 } from '../core/clock.js';
 import { recordEvent } from '../events/record.js';
 import { Status } from '../vocab/models.js';
 import { Message, Ticket } from './models.js';
+import { applyTicketChanges } from './changes.js';
 import { loadTicketPair, statusOf, ticketLabel } from './ops-access.js';
 import type { MergeInput, MergeResult } from './ops-schemas.js';
 
@@ -11,8 +12,9 @@ import type { MergeInput, MergeResult } from './ops-schemas.js';
  * Merge (CONTRACT §5): the source ticket is closed with `merged_into_id` naming the target, and
  * the target's conversation gets a private note naming the source and the reason. Events:
  * `ticket.merged_into` on the source (from the source to the target), `ticket.merged_from` on the
- * target (from the source to the target), the source's `ticket.status_changed` to closed and the
- * note's `ticket.message_created`, all in the one transaction.
+ * target (from the source to the target), the source's `ticket.status_changed` to closed (through
+ * the desk's change function, applyTicketChanges) and the note's `ticket.message_created`, all in
+ * the one transaction.
  *
  * Refused: the same ticket (422), a target of another tenant or unknown (404), a source already
  * merged or closed (409: closed is final), a closed target (409), and a target that was itself
@@ -37,19 +39,17 @@ export async function mergeTicket(ctx: Ctx, id: string, input: MergeInput): Prom
   if (targetStatus.category === 'closed') throw errors.conflict(`Ticket ${ticketLabel(target)} is closed`, { reason: 'target_closed', ticket_id: target.id });
 
   const closed = await closedStatus(ctx);
-  const [merged] = await Ticket.scoped(ctx).where('tickets.id', source.id).patch({
-    merged_into_id: target.id, status_id: closed.id, closed_at: ctx.now, snoozed_until: null, updated_at: ctx.now,
-  } as never).returning('*') as unknown as Ticket[];
+  // merged_into_id first, so the ticket hooks of the close below see a merged ticket.
+  const [marked] = await Ticket.scoped(ctx).where('tickets.id', source.id)
+    .patch({ merged_into_id: target.id, snoozed_until: null, updated_at: ctx.now } as never).returning('*') as unknown as Ticket[];
+  // The one change path of tickets: status_changed event, closed_at/resolved_at stamps, hooks (SLA).
+  const merged = await applyTicketChanges(ctx, marked!, { status_id: closed.id });
   // Flatten: what was merged into the source now points at the target.
   await Ticket.scoped(ctx).where('tickets.merged_into_id', source.id).patch({ merged_into_id: target.id, updated_at: ctx.now } as never);
   await Ticket.scoped(ctx).where('tickets.id', target.id).patch({ updated_at: ctx.now } as never);
 
   const note = await addMergeNote(ctx, source, target, reason);
   const actor = { actor_id: ctx.actor.userId, actor_name: ctx.actor.name };
-  await recordEvent(ctx, {
-    type: 'ticket.status_changed', subjectType: 'ticket', ticketId: source.id, from: sourceStatus.name, to: closed.name,
-    data: { ticket_id: source.id, from: sourceStatus.name, to: closed.name, ...actor },
-  });
   const pair = {
     source_ticket_id: source.id, source_ticket_number: source.ticket_number,
     target_ticket_id: target.id, target_ticket_number: target.ticket_number, reason,
@@ -63,10 +63,10 @@ export async function mergeTicket(ctx: Ctx, id: string, input: MergeInput): Prom
     data: { ticket_id: target.id, from: source.id, to: target.id, ...pair, ...actor },
   });
   return {
-    ticket_id: merged!.id,
+    ticket_id: merged.id,
     merged_into_id: target.id,
-    status_id: merged!.status_id,
-    closed_at: toRfc3339(merged!.closed_at)!,
+    status_id: merged.status_id,
+    closed_at: toRfc3339(merged.closed_at)!,
     note_id: note.id,
   };
 }

@@ -3,17 +3,13 @@ import { errors } from '../core/errors.js';
 import { scoped } from '../db/tenant-scope.js';
 import { Status } from '../vocab/models.js';
 import { Ticket } from './models.js';
+import { loadVisibleTicket } from './visibility.js';
 
 /**
- * What the ticket operations share: loading a ticket the caller may see, its status category,
- * the names of users, and how a ticket is named in the timeline.
- *
- * Visibility here is the minimal rule (staff see every ticket of the tenant, a customer only the
- * tickets they requested); the tickets area owns the full rule (organization sharing) and this
- * function should defer to it once both meet.
+ * What the ticket operations share: loading a ticket the caller may see (through the desk's one
+ * visibility rule, visibility.ts), locking a pair, the closed-is-final check, user names and how
+ * a ticket is named in the timeline.
  */
-
-export const isStaffActor = (actor: Actor): boolean => actor.role === 'admin' || actor.role === 'agent';
 
 export const actsAsAdmin = (actor: Actor): boolean => actor.role === 'admin' || actor.type === 'cli' || actor.type === 'system';
 
@@ -22,14 +18,7 @@ export const actsAsAdmin = (actor: Actor): boolean => actor.role === 'admin' || 
  * at someone else's ticket, is simply not found). `forUpdate` locks the row until ctx's
  * transaction ends, so two operations on one ticket run one after the other.
  */
-export async function loadTicket(ctx: Ctx, id: string, options: { forUpdate?: boolean } = {}): Promise<Ticket> {
-  const query = Ticket.scoped(ctx).findOne({ 'tickets.id': id });
-  if (ctx.actor.role === 'customer') query.where('tickets.requester_id', ctx.actor.userId!);
-  if (options.forUpdate) query.forUpdate();
-  const ticket = await query;
-  if (!ticket) throw errors.notFound('ticket', id);
-  return ticket;
-}
+export const loadTicket = loadVisibleTicket;
 
 /**
  * The path ticket and another one named in the body, both locked. One statement locks them in id

@@ -18,12 +18,6 @@ export const SnoozeInput = Type.Object({
 }, { $id: 'SnoozeInput', additionalProperties: false });
 export type SnoozeInput = Static<typeof SnoozeInput>;
 
-export const SnoozeState = Type.Object({
-  ticket_id: Type.String(),
-  snoozed_until: Nullable(Type.String()),
-}, { $id: 'SnoozeState' });
-export type SnoozeState = Static<typeof SnoozeState>;
-
 // Merge --------------------------------------------------------------------------------------
 
 export const MergeInput = Type.Object({

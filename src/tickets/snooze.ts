@@ -4,7 +4,9 @@ import { parseRfc3339, toRfc3339 } from '../core/clock.js';
 import { recordEvent } from '../events/record.js';
 import { Ticket } from './models.js';
 import { assertNotClosed, loadTicket } from './ops-access.js';
-import type { SnoozeInput, SnoozeState } from './ops-schemas.js';
+import type { SnoozeInput } from './ops-schemas.js';
+import { ticketOut } from './output.js';
+import type { TicketOut } from './schemas.js';
 
 /**
  * Snooze hides a ticket from the working views until a time (`snoozed_until`). A snooze ends in
@@ -17,9 +19,8 @@ import type { SnoozeInput, SnoozeState } from './ops-schemas.js';
 
 const MAX_SNOOZE_MS = 366 * 24 * 3600 * 1000;
 
-const state = (ticket: Ticket): SnoozeState => ({ ticket_id: ticket.id, snoozed_until: toRfc3339(ticket.snoozed_until) });
-
-export async function snoozeTicket(ctx: Ctx, id: string, input: SnoozeInput): Promise<SnoozeState> {
+/** Snoozes (or re-snoozes) a ticket and answers the ticket. */
+export async function snoozeTicket(ctx: Ctx, id: string, input: SnoozeInput): Promise<TicketOut> {
   const ticket = await loadTicket(ctx, id, { forUpdate: true });
   // The schema checked the form; parseRfc3339 also refuses what Date would read leniently.
   const until = parseRfc3339(input.until);
@@ -37,7 +38,7 @@ export async function snoozeTicket(ctx: Ctx, id: string, input: SnoozeInput): Pr
     to: toRfc3339(until),
     data: { ticket_id: id, ticket_number: ticket.ticket_number, snoozed_until: toRfc3339(until), actor_id: ctx.actor.userId, actor_name: ctx.actor.name },
   });
-  return state(updated!);
+  return ticketOut(updated!);
 }
 
 export type UnsnoozeReason = 'due' | 'customer_reply' | 'cancelled';

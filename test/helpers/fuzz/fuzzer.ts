@@ -10,7 +10,6 @@ import { CLI_ACTOR } from '../../../src/core/context.js';
 import { ERROR_TABLE, type ErrorCode } from '../../../src/core/errors.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
-import { ticketFixture } from '../ticket-fixture.js';
 
 /**
  * The API fuzzer: sends generated requests (requests.ts) to routes of a real app, as an admin, a
@@ -30,6 +29,11 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^license$/, route: 'POST /license', reason: 'a licence signed with the trusted key' },
   { field: /^cursor$/, reason: 'an opaque cursor the API issued' },
   { field: /^to$/, route: 'GET /audit-log', reason: 'later than from: a rule across two fields' },
+  { field: /^(requester_id|requester|status_id|priority_id|type_id|assigned_agent_id)$/, reason: 'names a record (status, priority, type, user) of the tenant' },
+  { field: /^custom_fields\.[a-z0-9_]+$/, reason: "a value of the tenant's custom field of that key, of its kind" },
+  { field: /^conditions(\.\d+(\.(field|operator|value))?)?$/, route: 'GET /tickets', reason: "conditions over the tenant's vocabularies and custom fields" },
+  { field: /^key$/, route: 'POST /custom-fields', reason: 'a key that names no ticket field' },
+  { field: /^options(\.\d+)?$/, reason: "options fit the field's kind: select needs them, other kinds take none" },
   { field: /^until$/, route: 'POST /tickets/:id/snooze', reason: 'later than now, at most a year ahead' },
   { field: /^work_date$/, reason: 'a calendar day not after today: depends on now' },
   { field: /^(user_id|email|name)$/, route: 'POST /tickets/:id/collaborators', reason: 'either user_id or email (with an optional name): a rule across fields' },
@@ -67,8 +71,16 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
   const customer = await userFixture(env, tenant.id, 'customer');
   const agent = await userFixture(env, tenant.id, 'agent');
   const key = await apiKeyFixture(env, tenant.id, tenant.admin.id, ['users:read']);
-  // Real tickets, so valid requests reach the ticket services (merges then meet closed tickets: 409).
-  const tickets = [await ticketFixture(env, tenant.id, customer.id), await ticketFixture(env, tenant.id, customer.id)];
+  // The ticket desk: real records, so generated requests get past the 404 into the services.
+  const adminCall = (method: 'GET' | 'POST', url: string, payload?: unknown) => env.app.inject({
+    method, url: `${API_PREFIX}${url}`, headers: { authorization: `Bearer ${tenant.apiKey}` }, ...(payload ? { payload: payload as object } : {}),
+  }).then((r) => r.json());
+  const deskType = await adminCall('POST', '/ticket-types', { name: 'Fuzz type' });
+  const deskField = await adminCall('POST', '/custom-fields', { key: 'fuzz_plan', label: 'Plan', kind: 'select', options: ['a', 'b'] });
+  const deskStatus = (await adminCall('GET', '/meta/statuses')).data[1];
+  const deskTicket = await adminCall('POST', '/tickets', { subject: 'Fuzz', body: 'Fuzz', requester_id: customer.id, type_id: deskType.id, fuzz_plan: 'a' });
+  // A second ticket, so merges and links between two real tickets are tried too.
+  const deskTicket2 = await adminCall('POST', '/tickets', { subject: 'Fuzz 2', body: 'Fuzz 2', requester_id: customer.id, fuzz_plan: 'b' });
   const csrf = await csrfToken(env, tenant.slug);
   const doc = (await env.app.inject({ method: 'GET', url: `${API_PREFIX}/openapi.json` })).json();
   const snapshot = await snapshotQuery(env.deps.db);
@@ -77,7 +89,10 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
   const ids: IdPool = (segment) => {
     if (segment === 'users') return [customer.id, agent.id, tenant.admin.id, randomUUID()];
     if (segment === 'api-keys') return [key.id, randomUUID()];
-    if (segment === 'tickets') return [...tickets.map((ticket) => ticket.id), randomUUID()];
+    if (segment === 'statuses') return [deskStatus.id, randomUUID()];
+    if (segment === 'ticket-types') return [deskType.id, randomUUID()];
+    if (segment === 'custom-fields') return [deskField.id, randomUUID()];
+    if (segment === 'tickets') return [deskTicket.id, deskTicket2.id, randomUUID()];
     return [randomUUID()];
   };
 

@@ -27,7 +27,14 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aCustomer = await userFixture(env, a.id, 'customer', 'secret-customer@tenant-a.example.com');
   const aAgent = await userFixture(env, a.id, 'agent', 'secret-agent@tenant-a.example.com');
   const aKey = await apiKeyFixture(env, a.id, a.admin.id, ['users:read']);
-  const aTicket = await ticketFixture(env, a.id, aCustomer.id, { subject: 'Secret subject of tenant A' });
+  // The ticket desk: a type, a custom field, a status and a ticket of A.
+  const aType = (await call(env, 'POST', '/ticket-types', { token: a.admin.token, body: { name: 'Secret type of A' } })).json();
+  const aField = (await call(env, 'POST', '/custom-fields', { token: a.admin.token, body: { key: 'secret_serial', label: 'Serial', kind: 'text' } })).json();
+  const aStatus = (await call(env, 'GET', '/meta/statuses', { token: a.admin.token })).json().data[0];
+  const aTicket = (await call(env, 'POST', '/tickets', {
+    token: a.admin.token, body: { subject: 'Secret subject of A', body: 'Secret body of A', requester_id: aCustomer.id, type_id: aType.id, secret_serial: 'SN-A-1' },
+  })).json();
+  // Ticket operations: a second ticket linked to the first, and a time entry.
   const aOtherTicket = await ticketFixture(env, a.id, aCustomer.id);
   const link = await call(env, 'POST', `/tickets/${aTicket.id}/links`, { token: a.admin.token, body: { target_ticket_id: aOtherTicket.id } });
   const entry = await call(env, 'POST', `/tickets/${aTicket.id}/time-entries`, { token: a.admin.token, body: { minutes: 5 } });
@@ -38,12 +45,16 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     users: aCustomer.id,
     'api-keys': aKey.id,
     userId: aAgent.id,
+    statuses: aStatus.id,
+    'ticket-types': aType.id,
+    'custom-fields': aField.id,
     tickets: aTicket.id,
     linkId: link.json().id,
     entryId: entry.json().id,
   };
   const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.id, aKey.prefix,
-    aTicket.id, aOtherTicket.id, 'Secret subject of tenant A', link.json().id, entry.json().id];
+    aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id, 'Secret subject of A', 'SN-A-1',
+    aOtherTicket.id, link.json().id, entry.json().id];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));

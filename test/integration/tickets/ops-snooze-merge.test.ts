@@ -30,7 +30,7 @@ t.test('snooze', async (t) => {
     const local = new Date(utc.getTime() + 3600_000).toISOString().replace(/\.\d{3}Z$/, '+01:00');
     const res = await call(env, 'POST', `/tickets/${ticket.id}/snooze`, { token: agent.token, body: { until: local } });
     t.equal(res.statusCode, 200, res.body);
-    t.same(res.json(), { ticket_id: ticket.id, snoozed_until: utc.toISOString() });
+    t.match(res.json(), { id: ticket.id, ticket_number: ticket.ticket_number, snoozed_until: utc.toISOString() }, 'the ticket');
     t.equal((await ticketRow(env, tenant.id, ticket.id)).snoozed_until.toISOString(), utc.toISOString());
     const [event] = await eventsOf(env, tenant.id, ticket.id, 'ticket.snoozed');
     t.match(event, { actor_id: agent.id, from_value: null, to_value: utc.toISOString(), data: { ticket_id: ticket.id, snoozed_until: utc.toISOString() } });
