@@ -41,8 +41,9 @@ export async function mergeTicket(ctx: Ctx, id: string, input: MergeInput): Prom
   const closed = await closedStatus(ctx);
   // merged_into_id first, so the ticket hooks of the close below see a merged ticket.
   const [marked] = await Ticket.scoped(ctx).where('tickets.id', source.id)
-    .patch({ merged_into_id: target.id, snoozed_until: null, updated_at: ctx.now } as never).returning('*') as unknown as Ticket[];
-  // The one change path of tickets: status_changed event, closed_at/resolved_at stamps, hooks (SLA).
+    .patch({ merged_into_id: target.id, updated_at: ctx.now } as never).returning('*') as unknown as Ticket[];
+  // The one change path of tickets: status_changed event, closed_at/resolved_at stamps, hooks (SLA,
+  // the end of a snooze).
   const merged = await applyTicketChanges(ctx, marked!, { status_id: closed.id });
   // Flatten: what was merged into the source now points at the target.
   await Ticket.scoped(ctx).where('tickets.merged_into_id', source.id).patch({ merged_into_id: target.id, updated_at: ctx.now } as never);

@@ -2,7 +2,9 @@ import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { parseRfc3339, toRfc3339 } from '../core/clock.js';
 import { recordEvent } from '../events/record.js';
-import { Ticket } from './models.js';
+import { Status } from '../vocab/models.js';
+import { Ticket, type Message } from './models.js';
+import type { TicketChange } from './hooks.js';
 import { assertNotClosed, loadTicket } from './ops-access.js';
 import type { SnoozeInput } from './ops-schemas.js';
 import { ticketOut } from './output.js';
@@ -10,11 +12,13 @@ import type { TicketOut } from './schemas.js';
 
 /**
  * Snooze hides a ticket from the working views until a time (`snoozed_until`). A snooze ends in
- * one of three ways, each recorded as `ticket.unsnoozed` on the timeline:
- * - its time comes: the `ticket-unsnooze` job (every minute) clears due snoozes (`reason: due`);
- * - the customer replies: the conversation calls `endSnooze(ctx, ticket, 'customer_reply')`;
- * - staff end it early with DELETE /tickets/{id}/snooze (`reason: cancelled`).
- * A ticket that closes (merge included) loses its snooze silently: closed is final.
+ * one of four ways, each recorded as `ticket.unsnoozed` on the timeline with its reason:
+ * - its time comes: the `ticket-unsnooze` job (every minute) clears due snoozes (`due`, no actor);
+ * - the customer replies publicly: the conversation's message hook `endSnoozeOnCustomerReply`
+ *   (`customer_reply`);
+ * - the ticket closes (a merge included): the ticket hook `endSnoozeOnClose` (`closed`);
+ * - staff end it early with DELETE /tickets/{id}/snooze (`cancelled`).
+ * Both hooks are registered in src/wiring.ts.
  */
 
 const MAX_SNOOZE_MS = 366 * 24 * 3600 * 1000;
@@ -41,7 +45,7 @@ export async function snoozeTicket(ctx: Ctx, id: string, input: SnoozeInput): Pr
   return ticketOut(updated!);
 }
 
-export type UnsnoozeReason = 'due' | 'customer_reply' | 'cancelled';
+export type UnsnoozeReason = 'due' | 'customer_reply' | 'closed' | 'cancelled';
 
 /**
  * Ends a ticket's snooze, if it has one, and records why. For the conversation (a customer reply)
@@ -79,4 +83,20 @@ export async function unsnoozeDue(ctx: Ctx): Promise<number> {
   let ended = 0;
   for (const ticket of due) if (await endSnooze(ctx, ticket, 'due')) ended += 1;
   return ended;
+}
+
+/** Ticket hook: a ticket that enters a closed status loses its snooze (closed is final). */
+export async function endSnoozeOnClose(ctx: Ctx, change: TicketChange): Promise<void> {
+  if (!change.changed.has('status_id') || !change.after.snoozed_until) return;
+  const status = await Status.findIn(ctx, change.after.status_id);
+  if (status?.category === 'closed') await endSnooze(ctx, change.after, 'closed');
+}
+
+/**
+ * Message hook of the conversation (its `MessageAdded`, typed here by shape so the tickets area
+ * does not import the conversation): a customer's public message ends the snooze.
+ */
+export async function endSnoozeOnCustomerReply(ctx: Ctx, added: { ticket: Ticket; message: Pick<Message, 'is_agent' | 'is_private'> }): Promise<void> {
+  if (added.message.is_agent || added.message.is_private) return;
+  await endSnooze(ctx, added.ticket, 'customer_reply');
 }

@@ -4,6 +4,10 @@ import { ticketFixture } from '../../helpers/ticket-fixture.js';
 import { runJob } from '../../../src/jobs/runner.js';
 import { runCommand, tempDataDir } from '../../helpers/cli.js';
 import JobsRun from '../../../commands/jobs/run.js';
+import { CLI_ACTOR } from '../../../src/core/context.js';
+import { inTransaction } from '../../../src/db/transaction.js';
+import { Ticket } from '../../../src/tickets/models.js';
+import { endSnoozeOnCustomerReply } from '../../../src/tickets/snooze.js';
 
 const ticketRow = (env: TestEnv, tenantId: string, id: string) => env.deps.db('tickets').where({ tenant_id: tenantId, id }).first();
 const eventsOf = (env: TestEnv, tenantId: string, ticketId: string, type?: string) => {
@@ -98,6 +102,29 @@ t.test('snooze', async (t) => {
     t.equal((await call(env, 'DELETE', `/tickets/${foreign.id}/snooze`, { token: agent.token })).statusCode, 404);
   });
 
+  await t.test('closing a ticket ends its snooze; so does a customer reply, not a note', async (t) => {
+    const closing = await ticketFixture(env, tenant.id, customer.id);
+    t.equal((await call(env, 'POST', `/tickets/${closing.id}/snooze`, { token: agent.token, body: { until: inDays(2).toISOString() } })).statusCode, 200);
+    const closed = await env.deps.db('statuses').where({ tenant_id: tenant.id, key: 'closed' }).first();
+    const patched = await call(env, 'PATCH', `/tickets/${closing.id}`, { token: agent.token, body: { status_id: closed.id } });
+    t.equal(patched.statusCode, 200, patched.body);
+    t.equal(patched.json().snoozed_until, null, 'the answer shows the snooze gone');
+    t.match(await eventsOf(env, tenant.id, closing.id, 'ticket.unsnoozed'), [{ actor_id: agent.id, data: { reason: 'closed' } }]);
+
+    const replied = await ticketFixture(env, tenant.id, customer.id);
+    t.equal((await call(env, 'POST', `/tickets/${replied.id}/snooze`, { token: agent.token, body: { until: inDays(2).toISOString() } })).statusCode, 200);
+    // The conversation calls this hook for every new message (src/wiring.ts once both areas meet).
+    const hook = (message: { is_agent: boolean; is_private: boolean }) =>
+      inTransaction(env.deps, { tenantId: tenant.id, actor: CLI_ACTOR, now: new Date() }, async (ctx) =>
+        endSnoozeOnCustomerReply(ctx, { ticket: (await Ticket.findIn(ctx, replied.id))!, message }));
+    await hook({ is_agent: true, is_private: true });
+    await hook({ is_agent: true, is_private: false });
+    t.not((await ticketRow(env, tenant.id, replied.id)).snoozed_until, null, 'staff messages leave the snooze');
+    await hook({ is_agent: false, is_private: false });
+    t.equal((await ticketRow(env, tenant.id, replied.id)).snoozed_until, null, 'a customer reply ends it');
+    t.match(await eventsOf(env, tenant.id, replied.id, 'ticket.unsnoozed'), [{ data: { reason: 'customer_reply' } }]);
+  });
+
   t.same(env.guard.violations, []);
 });
 
@@ -181,6 +208,15 @@ t.test('merge', async (t) => {
     t.match(intoMerged.json().details, { reason: 'target_merged', merged_into_id: e.id });
     t.equal((await merge(agent.token, e.id, { target_ticket_id: f.id })).statusCode, 200);
     t.equal((await ticketRow(env, tenant.id, d.id)).merged_into_id, f.id, 'D now points at F directly');
+  });
+
+  await t.test('a snoozed source loses its snooze when merged', async (t) => {
+    const source = await ticketFixture(env, tenant.id, customer.id);
+    const target = await ticketFixture(env, tenant.id, customer.id);
+    t.equal((await call(env, 'POST', `/tickets/${source.id}/snooze`, { token: agent.token, body: { until: inDays(3).toISOString() } })).statusCode, 200);
+    t.equal((await merge(agent.token, source.id, { target_ticket_id: target.id })).statusCode, 200);
+    t.equal((await ticketRow(env, tenant.id, source.id)).snoozed_until, null);
+    t.match(await eventsOf(env, tenant.id, source.id, 'ticket.unsnoozed'), [{ data: { reason: 'closed' } }]);
   });
 
   await t.test('two opposite merges at once: one wins, the other is refused', async (t) => {
