@@ -69,7 +69,7 @@ export const ticketOpsRoutes = [
   }),
   route({
     method: 'POST', url: '/tickets/:id/collaborators', access: staffWrite, summary: 'Add a collaborator: a user, or a bare email address', tags,
-    errors: ['already_exists'], status: 201,
+    errors: ['already_exists', 'conflict'], status: 201,
     schema: { params: IdParams, body: CollaboratorInput, response: { 201: Collaborator } },
     example: { body: { email: 'cc.someone@example.com', name: 'Someone in CC' } },
     handler: (ctx, { params, body }) => addCollaborator(ctx, params.id, body),
@@ -82,13 +82,13 @@ export const ticketOpsRoutes = [
   }),
 
   route({
-    method: 'POST', url: '/tickets/:id/reply-lock', access: staffWrite, summary: 'Acquire or extend the reply lock (120 s)', tags,
+    method: 'POST', url: '/tickets/:id/reply-lock', access: staffWrite, summary: 'Acquire or extend the reply lock (120 s)', tags, operationId: 'tickets.replyLock.acquire',
     errors: ['reply_locked'],
     schema: { params: IdParams, response: { 200: ReplyLock } },
     handler: (ctx, { params }) => acquireReplyLock(ctx, params.id),
   }),
   route({
-    method: 'DELETE', url: '/tickets/:id/reply-lock', access: staffWrite, summary: 'Release the reply lock (holder or admin)', tags, status: 204,
+    method: 'DELETE', url: '/tickets/:id/reply-lock', access: staffWrite, summary: 'Release the reply lock (holder or admin)', tags, status: 204, operationId: 'tickets.replyLock.release',
     errors: ['reply_locked'],
     schema: { params: IdParams },
     handler: (ctx, { params }) => releaseReplyLock(ctx, params.id),

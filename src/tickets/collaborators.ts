@@ -7,14 +7,15 @@ import { recordEvent } from '../events/record.js';
 import { normaliseEmail } from '../directory/user-store.js';
 import type { Ticket } from './models.js';
 import { TicketCollaborator } from './ops-models.js';
-import { loadTicket, usersById } from './ops-access.js';
+import { assertNotClosed, loadTicket, usersById } from './ops-access.js';
 import type { Collaborator, CollaboratorInput } from './ops-schemas.js';
 
 /**
  * CC collaborators of a ticket: users of the tenant (`{user_id}`) or bare email addresses
  * (`{email, name?}`; no user is created for them). An email that belongs to a user of the tenant
  * (primary address) is stored as that user, so one person is never listed twice. The requester
- * is not a collaborator of their own ticket (422). Adding someone twice is `409 already_exists`.
+ * is not a collaborator of their own ticket (422). Adding someone twice is `409 already_exists`;
+ * adding anyone to a closed ticket `409 conflict`.
  *
  * Removal is addressed by `DELETE /tickets/{id}/collaborators/{userId}`, where `userId` is the
  * collaborator's user id or, for a bare email (which has no user), the collaborator's `id`.
@@ -64,6 +65,8 @@ function checkInput(input: CollaboratorInput): void {
 export async function addCollaborator(ctx: Ctx, id: string, input: CollaboratorInput): Promise<Collaborator> {
   checkInput(input);
   const ticket = await loadTicket(ctx, id, { forUpdate: true });
+  // Closed is final: nobody new joins the conversation (removing someone stays possible).
+  await assertNotClosed(ctx, ticket);
   let userId = input.user_id ?? null;
   let email: string | null = null;
   if (userId) {

@@ -148,6 +148,10 @@ t.test('collaborators', async (t) => {
     const malformed = await call(env, 'POST', `/tickets/${ticket.id}/collaborators`, { token: agent.token, body: { email: 'not an email', name: '   ' } });
     t.same(malformed.json().details.map((d: { field: string }) => d.field).sort(), ['email', 'name']);
     t.equal((await call(env, 'POST', `/tickets/${foreign.id}/collaborators`, { token: agent.token, body: { email: 'a@example.org' } })).statusCode, 404);
+    const closed = await ticketFixture(env, tenant.id, customer.id, { status: 'closed' });
+    const onClosed = await call(env, 'POST', `/tickets/${closed.id}/collaborators`, { token: agent.token, body: { email: 'a@example.org' } });
+    t.equal(onClosed.statusCode, 409, 'closed is final');
+    t.match(onClosed.json(), { code: 'conflict', details: { reason: 'ticket_closed' } });
     t.equal((await call(env, 'POST', `/tickets/${ticket.id}/collaborators`, { token: customer.token, body: { email: 'a@example.org' } })).statusCode, 403);
     t.same({ rows: await count(env, 'ticket_collaborators', tenant.id), events: await count(env, 'events', tenant.id) }, before);
   });
