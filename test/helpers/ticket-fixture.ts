@@ -7,7 +7,9 @@ import type { TestEnv } from './app.js';
 
 /**
  * A ticket written through the models, for tests of areas that act on existing tickets (the
- * ticket operations). Status `new` (or `status`, a status key), priority `normal`.
+ * ticket operations): needs no signed-in token and can start in any status (`status`, a status
+ * key; default `new`), which the API cannot (a closed ticket is reached only through changes).
+ * Tests of ticket creation itself use `openTicket` (helpers/tickets.ts), through the API.
  */
 export async function ticketFixture(
   env: TestEnv, tenantId: string, requesterId: string, options: { subject?: string; status?: string } = {},

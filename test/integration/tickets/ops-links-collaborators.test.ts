@@ -1,10 +1,10 @@
 import t from 'tap';
 import { apiKeyFixture, call, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
 import { ticketFixture } from '../../helpers/ticket-fixture.js';
+import { count } from '../../helpers/tickets.js';
 
 const eventsOf = (env: TestEnv, tenantId: string, ticketId: string, type: string) =>
   env.deps.db('events').where({ tenant_id: tenantId, ticket_id: ticketId, type }).orderBy('created_at').orderBy('id');
-const count = async (env: TestEnv, table: string, tenantId: string) => Number((await env.deps.db(table).where({ tenant_id: tenantId }).count({ n: '*' }))[0]!.n);
 
 t.test('links', async (t) => {
   const env = await testApp(t);

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { apiKeyFixture, call, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
 import { ticketFixture } from '../../helpers/ticket-fixture.js';
+import { count } from '../../helpers/tickets.js';
 
-const count = async (env: TestEnv, table: string, tenantId: string) => Number((await env.deps.db(table).where({ tenant_id: tenantId }).count({ n: '*' }))[0]!.n);
 const nameOf = async (env: TestEnv, tenantId: string, id: string) => (await env.deps.db('users').where({ tenant_id: tenantId, id }).first()).name as string;
 
 t.test('reply lock', async (t) => {

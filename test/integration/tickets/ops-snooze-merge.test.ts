@@ -1,6 +1,7 @@
 import t from 'tap';
 import { call, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
 import { ticketFixture } from '../../helpers/ticket-fixture.js';
+import { count } from '../../helpers/tickets.js';
 import { runJob } from '../../../src/jobs/runner.js';
 import { runCommand, tempDataDir } from '../../helpers/cli.js';
 import JobsRun from '../../../commands/jobs/run.js';
@@ -16,7 +17,6 @@ const eventsOf = (env: TestEnv, tenantId: string, ticketId: string, type?: strin
 };
 /** An RFC 3339 time `days` from the wall clock (requests take their `now` from it). */
 const inDays = (days: number) => new Date(Date.now() + days * 86400_000);
-const count = async (env: TestEnv, table: string, tenantId: string) => Number((await env.deps.db(table).where({ tenant_id: tenantId }).count({ n: '*' }))[0]!.n);
 
 t.test('snooze', async (t) => {
   const env = await testApp(t);
