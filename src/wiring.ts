@@ -4,10 +4,15 @@
  * as routing and the SLA clock). Every process entry point (the daemon's app, the CLI backend, the
  * job runner) calls `wireDomain()` before serving; registrations are idempotent.
  */
+import { registerTicketHook } from './tickets/hooks.js';
+import { endSnoozeOnClose } from './tickets/snooze.js';
+
 let wired = false;
 
 export function wireDomain(): void {
   if (wired) return;
   wired = true;
   // Areas register their event consumers and lifecycle hooks here as they land.
+  registerTicketHook('snooze', endSnoozeOnClose);
+  // With the conversation: registerMessageHook('snooze', endSnoozeOnCustomerReply) (src/tickets/snooze.ts).
 }

@@ -13,6 +13,7 @@ import { teamsRoutes } from './teams.js';
 import { skillsRoutes } from './skills.js';
 import { customersRoutes } from './customers.js';
 import { ticketStreamRoutes } from './ticket-stream.js';
+import { ticketOpsRoutes } from './ticket-ops.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -30,4 +31,5 @@ export const allRoutes: RouteDef[] = [
   ...skillsRoutes,
   ...customersRoutes,
   ...ticketStreamRoutes,
+  ...ticketOpsRoutes,
 ] as RouteDef[];

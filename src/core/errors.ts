@@ -18,6 +18,7 @@ export const ERROR_TABLE = {
   route_not_found: 404,
   conflict: 409,
   already_exists: 409,
+  reply_locked: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_failed: 422,
@@ -78,6 +79,8 @@ export const errors = {
   featureNotLicensed: (feature: string) =>
     new AppError('feature_not_licensed', `The feature ${feature} is not included in this tenant's licence`, { feature }),
   conflict: (message: string, details?: unknown) => new AppError('conflict', message, details),
+  replyLocked: (lockedBy: { id: string; name: string }, expiresAt: string) =>
+    new AppError('reply_locked', `${lockedBy.name} is replying to this ticket until ${expiresAt}`, { locked_by: lockedBy, expires_at: expiresAt }),
   alreadyExists: (resource: string, field: string, value: string) =>
     new AppError('already_exists', `${label(resource)} with ${field} ${value} already exists`, [{ field, message: 'is already taken' }]),
   validation: (problems: FieldProblem[]) =>

@@ -38,6 +38,10 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^organization_id$/, reason: 'an organization of this tenant: only the data knows which exist' },
   { field: /^domains\.\d+$/, reason: 'a domain no other organization of the tenant holds' },
   { field: /^user_id$/, route: 'POST /teams/:id/members', reason: 'a staff user of this tenant' },
+  { field: /^until$/, route: 'POST /tickets/:id/snooze', reason: 'later than now, at most a year ahead' },
+  { field: /^work_date$/, reason: 'a calendar day not after today: depends on now' },
+  { field: /^(user_id|email|name)$/, route: 'POST /tickets/:id/collaborators', reason: 'either user_id or email (with an optional name): a rule across fields' },
+  { field: /^target_ticket_id$/, reason: 'must name another ticket than the path: a rule across fields' },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);
@@ -85,6 +89,8 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
   const organizationId = await created('/organizations', { name: 'Fuzz Org', domains: ['fuzz-org.test'] });
   const teamId = await created('/teams', { name: 'Fuzz Team' });
   const skillId = await created('/skills', { name: 'Fuzz Skill' });
+  // A second ticket, so merges and links between two real tickets are tried too.
+  const deskTicket2 = await adminCall('POST', '/tickets', { subject: 'Fuzz 2', body: 'Fuzz 2', requester_id: customer.id, fuzz_plan: 'b' });
   const csrf = await csrfToken(env, tenant.slug);
   const doc = (await env.app.inject({ method: 'GET', url: `${API_PREFIX}/openapi.json` })).json();
   const snapshot = await snapshotQuery(env.deps.db);
@@ -101,6 +107,7 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
     if (segment === 'teams') return [teamId, randomUUID()];
     if (segment === 'skills') return [skillId, randomUUID()];
     if (segment === 'customers') return [customer.id, randomUUID()];
+    if (segment === 'tickets') return [deskTicket.id, deskTicket2.id, randomUUID()];
     return [randomUUID()];
   };
 

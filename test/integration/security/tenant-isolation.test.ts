@@ -6,6 +6,7 @@ import { CLI_ACTOR } from '../../../src/core/context.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
 import { recordEvent } from '../../../src/events/record.js';
+import { ticketFixture } from '../../helpers/ticket-fixture.js';
 
 /**
  * Walks EVERY registered route as tenant B, aimed at tenant A's resources, and asserts that B can
@@ -52,6 +53,11 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   // must not carry it to B.
   const aEvent = await inTransaction(env.deps, { tenantId: a.id, actor: CLI_ACTOR, now: new Date() }, (ctx) =>
     recordEvent(ctx, { type: 'ticket.created', subjectType: 'ticket', ticketId: aTicket.id, data: { requester_email: aCustomer.email } }));
+  // Ticket operations: a second ticket linked to the first, and a time entry.
+  const aOtherTicket = await ticketFixture(env, a.id, aCustomer.id);
+  const link = await call(env, 'POST', `/tickets/${aTicket.id}/links`, { token: a.admin.token, body: { target_ticket_id: aOtherTicket.id } });
+  const entry = await call(env, 'POST', `/tickets/${aTicket.id}/time-entries`, { token: a.admin.token, body: { minutes: 5 } });
+  t.equal(link.statusCode + entry.statusCode, 402, "A's link and time entry exist");
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
@@ -67,11 +73,14 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     skills: aSkill.id,
     skillId: aSkill.id,
     customers: aCustomer.id,
+    linkId: link.json().id,
+    entryId: entry.json().id,
   };
   const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email,
     aKey.id, aKey.prefix, aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id,
     'Secret subject of A', 'SN-A-1', aOrg.id, 'Secret Org of A', 'tenant-a.example.com', aTeam.id,
-    'Secret Team of A', aSkill.id, 'Secret Skill of A', aEvent.id, aMember.id, aOrgTicket.id, 'Secret org ticket of A'];
+    'Secret Team of A', aSkill.id, 'Secret Skill of A', aEvent.id, aMember.id, aOrgTicket.id,
+    'Secret org ticket of A', aOtherTicket.id, link.json().id, entry.json().id];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));

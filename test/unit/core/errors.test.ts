@@ -6,7 +6,7 @@ t.test('every factory error carries the status of its code', async (t) => {
     errors.notFound('ticket', 'abc'), errors.tenantNotFound(), errors.unauthenticated(), errors.invalidCredentials(),
     errors.insufficientScope('users:read'), errors.forbidden(), errors.csrfInvalid(), errors.featureNotLicensed('api_keys'),
     errors.conflict('x'), errors.alreadyExists('user', 'email', 'a@b.c'), errors.invalid('f', 'is bad'),
-    errors.rateLimited(3), errors.notReady(), errors.internal(),
+    errors.rateLimited(3), errors.notReady(), errors.internal(), errors.replyLocked({ id: 'u', name: 'Ann' }, '2030-01-01T00:00:00.000Z'),
   ];
   for (const e of samples) t.equal(e.status, ERROR_TABLE[e.code], e.code);
   t.equal(errors.notFound('ticket', 'abc').message, 'Ticket abc does not exist');
