@@ -57,18 +57,25 @@ function tooLarge(ctx: Ctx): AppError {
 }
 
 /** Streams one part into the store while hashing, counting and keeping its head for sniffing. */
-async function storePart(ctx: Ctx, part: UploadPart, written: string[]): Promise<Stored> {
-  const id = uuidv7(ctx.now.getTime());
+async function storePart(ctx: Ctx, part: UploadPart, written: string[], after: string | undefined): Promise<Stored> {
+  // Ids of one request share ctx.now's millisecond; drawing until the id sorts after the previous
+  // part's keeps the files of a message in upload order (lists sort by created_at, id).
+  let id = uuidv7(ctx.now.getTime());
+  while (after && id <= after) id = uuidv7(ctx.now.getTime());
   const key = `${ctx.tenantId}/${id}`;
   const hash = createHash('sha256');
   const limit = ctx.deps.config.attachmentMaxBytes;
   let size = 0;
+  let over = false;
   const chunks: Buffer[] = [];
   let headLength = 0;
+  // Past the limit the meter drops bytes instead of failing the stream (an error there would race
+  // the store's own pipeline); the excess is answered below and the stored rest deleted.
   const meter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       size += chunk.length;
-      if (size > limit) return done(tooLarge(ctx));
+      if (size > limit) over = true;
+      if (over) return done();
       hash.update(chunk);
       if (headLength < HEAD_BYTES) {
         chunks.push(chunk.subarray(0, HEAD_BYTES - headLength));
@@ -79,7 +86,7 @@ async function storePart(ctx: Ctx, part: UploadPart, written: string[]): Promise
   });
   written.push(key);
   await blobStoreFor(ctx.deps.config).put(key, part.stream.pipe(meter));
-  if (part.truncated()) throw tooLarge(ctx);
+  if (over || part.truncated()) throw tooLarge(ctx);
   return {
     id,
     key,
@@ -104,7 +111,7 @@ async function allOrNothing<T>(ctx: Ctx, parts: AsyncIterable<UploadPart>, save:
         part.stream.resume();
         throw errors.invalid(part.fieldname || '(part)', `is not allowed; send files as parts named ${UPLOAD_FIELD}`);
       }
-      stored.push(await storePart(ctx, part, written));
+      stored.push(await storePart(ctx, part, written, stored[stored.length - 1]?.id));
     }
     const result = await save(stored);
     // A commit that fails after this point is not seen here; the rows are gone then and the files
