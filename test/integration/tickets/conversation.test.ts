@@ -1,6 +1,6 @@
 import t from 'tap';
 import { call, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
-import { setStatus, ticketFixture } from '../../helpers/conversation.js';
+import { ticketFixture } from '../../helpers/conversation.js';
 
 const MESSAGE_FIELDS = ['id', 'ticket_id', 'body', 'body_html', 'is_private', 'author_id', 'author_name', 'is_agent', 'channel', 'attachments', 'created_at'].sort();
 
