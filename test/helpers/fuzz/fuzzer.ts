@@ -10,6 +10,7 @@ import { CLI_ACTOR } from '../../../src/core/context.js';
 import { ERROR_TABLE, type ErrorCode } from '../../../src/core/errors.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
+import { multipart, ticketFixture } from '../conversation.js';
 
 /**
  * The API fuzzer: sends generated requests (requests.ts) to routes of a real app, as an admin, a
@@ -29,6 +30,7 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^license$/, route: 'POST /license', reason: 'a licence signed with the trusted key' },
   { field: /^cursor$/, reason: 'an opaque cursor the API issued' },
   { field: /^to$/, route: 'GET /audit-log', reason: 'later than from: a rule across two fields' },
+  { field: /^body(_html)?$/, route: 'POST /tickets/:id/messages', reason: 'body or body_html must hold text, HTML once sanitised: a rule across two fields' },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);
@@ -63,13 +65,27 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
   const agent = await userFixture(env, tenant.id, 'agent');
   const key = await apiKeyFixture(env, tenant.id, tenant.admin.id, ['users:read']);
   const csrf = await csrfToken(env, tenant.slug);
+  // A conversation the customer may see: their ticket, a staff reply with a file.
+  const ticket = await ticketFixture(env, tenant.id, customer.id);
+  const reply = (await env.app.inject({
+    method: 'POST', url: `${API_PREFIX}/tickets/${ticket.id}/messages`, headers: { authorization: `Bearer ${tenant.apiKey}` }, payload: { body: 'fuzz fixture reply' },
+  })).json() as { id: string };
+  const form = multipart([{ filename: 'fixture.txt', type: 'text/plain', content: 'fixture' }]);
+  const attachment = (await env.app.inject({
+    method: 'POST', url: `${API_PREFIX}/tickets/${ticket.id}/messages/${reply.id}/attachments`,
+    headers: { authorization: `Bearer ${tenant.apiKey}`, ...form.headers }, payload: form.payload,
+  })).json() as { data: Array<{ id: string }> };
+  check(reply.id && attachment.data?.[0]?.id, 'the conversation fixtures could not be created');
   const doc = (await env.app.inject({ method: 'GET', url: `${API_PREFIX}/openapi.json` })).json();
   const snapshot = await snapshotQuery(env.deps.db);
 
   /** Real ids where a fixture exists, else a random one (then 404 is the documented answer). */
-  const ids: IdPool = (segment) => {
+  const ids: IdPool = (segment, param) => {
     if (segment === 'users') return [customer.id, agent.id, tenant.admin.id, randomUUID()];
     if (segment === 'api-keys') return [key.id, randomUUID()];
+    if (segment === 'tickets') return [ticket.id, ticket.id, randomUUID()];
+    if (param === 'msgId') return [reply.id, reply.id, randomUUID()];
+    if (segment === 'attachments') return [attachment.data[0]!.id, randomUUID()];
     return [randomUUID()];
   };
 

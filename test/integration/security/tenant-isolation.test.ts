@@ -5,6 +5,7 @@ import { grantLicense, licenseKeys } from '../../helpers/license.js';
 import { CLI_ACTOR } from '../../../src/core/context.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
+import { multipart, ticketFixture } from '../../helpers/conversation.js';
 
 /**
  * Walks EVERY registered route as tenant B, aimed at tenant A's resources, and asserts that B can
@@ -26,14 +27,23 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aCustomer = await userFixture(env, a.id, 'customer', 'secret-customer@tenant-a.example.com');
   const aAgent = await userFixture(env, a.id, 'agent', 'secret-agent@tenant-a.example.com');
   const aKey = await apiKeyFixture(env, a.id, a.admin.id, ['users:read']);
+  // A conversation of A: a ticket, a reply and a file on it.
+  const aTicket = await ticketFixture(env, a.id, aCustomer.id);
+  const aMessage = (await call(env, 'POST', `/tickets/${aTicket.id}/messages`, { token: a.admin.token, body: { body: 'secret reply of tenant A' } })).json();
+  const aForm = multipart([{ filename: 'secret-a.txt', type: 'text/plain', content: 'secret file of tenant A' }]);
+  const aAttachment = (await call(env, 'POST', `/tickets/${aTicket.id}/messages/${aMessage.id}/attachments`, { token: a.admin.token, body: aForm.payload, headers: aForm.headers })).json().data[0];
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
     users: aCustomer.id,
     'api-keys': aKey.id,
     userId: aAgent.id,
+    tickets: aTicket.id,
+    msgId: aMessage.id,
+    attachments: aAttachment.id,
   };
-  const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.id, aKey.prefix];
+  const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.id, aKey.prefix,
+    aTicket.id, aMessage.id, 'secret reply of tenant A', aAttachment.id, 'secret-a.txt', 'secret file of tenant A'];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
