@@ -34,8 +34,16 @@ t.test('the OpenAPI document describes every route completely', async (t) => {
     t.notOk(ids.has(operation.operationId), `${label}: operationId ${operation.operationId} is unique`);
     ids.add(operation.operationId);
     t.ok(operation.responses?.[String(status)], `${label} documents its ${status} answer`);
-    if (status !== 204 && !NON_JSON.has(label)) {
+    if (def.binary) {
+      // A download documents its file as binary content instead of a JSON schema.
+      t.equal(operation.responses[String(status)].content?.['application/octet-stream']?.schema?.format, 'binary', `${label} documents a binary answer`);
+      if (def.binary.ranges) t.ok(operation.responses['206']?.headers?.['Content-Range'], `${label} documents its 206 answer`);
+    } else if (status !== 204 && !NON_JSON.has(label)) {
       t.ok(def.schema.response?.[status], `${label} declares the schema of its ${status} body`);
+    }
+    if (def.multipart) {
+      const form = operation.requestBody?.content?.['multipart/form-data']?.schema;
+      t.same(form?.required, [def.multipart.field], `${label} documents its upload form`);
     }
     if (def.access.kind === 'token') {
       t.same(operation.security, [{ bearer: [] }], `${label} requires a bearer token`);
