@@ -1,29 +1,10 @@
 import sanitizeHtml from 'sanitize-html';
 
 /**
- * Message HTML through a maintained sanitiser (sanitize-html, an allowlist over a real HTML
- * parser; no regular expressions): formatting, tables, links and images survive; scripts, styles,
- * event handlers, forms and `javascript:` URLs do not. Links open in a new tab without handing
- * over the opener.
+ * Message HTML goes through the tickets area's sanitiser (sanitize-html, an allowlist over a real
+ * HTML parser, no regular expressions), the same one a ticket's first message passes.
  */
-const OPTIONS: sanitizeHtml.IOptions = {
-  allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'span', 'del', 'ins', 'sup', 'sub'],
-  allowedAttributes: {
-    a: ['href', 'name', 'target', 'rel'],
-    img: ['src', 'alt', 'title', 'width', 'height'],
-    '*': ['title'],
-  },
-  allowedSchemes: ['http', 'https', 'mailto', 'tel', 'cid'],
-  allowedSchemesByTag: { img: ['https', 'http', 'cid'] },
-  allowProtocolRelative: false,
-  transformTags: {
-    a: sanitizeHtml.simpleTransform('a', { target: '_blank', rel: 'noopener noreferrer nofollow' }),
-  },
-};
-
-export function sanitizeMessageHtml(html: string): string {
-  return sanitizeHtml(html, OPTIONS);
-}
+export { sanitizeBodyHtml as sanitizeMessageHtml } from '../tickets/sanitize.js';
 
 /** Elements after which a reader expects a new line. */
 const BLOCKS = ['p', 'div', 'li', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'ul', 'ol', 'table'];

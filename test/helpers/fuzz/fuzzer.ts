@@ -10,7 +10,7 @@ import { CLI_ACTOR } from '../../../src/core/context.js';
 import { ERROR_TABLE, type ErrorCode } from '../../../src/core/errors.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
-import { multipart, ticketFixture } from '../conversation.js';
+import { multipart } from '../conversation.js';
 
 /**
  * The API fuzzer: sends generated requests (requests.ts) to routes of a real app, as an admin, a
@@ -30,6 +30,11 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^license$/, route: 'POST /license', reason: 'a licence signed with the trusted key' },
   { field: /^cursor$/, reason: 'an opaque cursor the API issued' },
   { field: /^to$/, route: 'GET /audit-log', reason: 'later than from: a rule across two fields' },
+  { field: /^(requester_id|requester|status_id|priority_id|type_id|assigned_agent_id)$/, reason: 'names a record (status, priority, type, user) of the tenant' },
+  { field: /^custom_fields\.[a-z0-9_]+$/, reason: "a value of the tenant's custom field of that key, of its kind" },
+  { field: /^conditions(\.\d+(\.(field|operator|value))?)?$/, route: 'GET /tickets', reason: "conditions over the tenant's vocabularies and custom fields" },
+  { field: /^key$/, route: 'POST /custom-fields', reason: 'a key that names no ticket field' },
+  { field: /^options(\.\d+)?$/, reason: "options fit the field's kind: select needs them, other kinds take none" },
   { field: /^body(_html)?$/, route: 'POST /tickets/:id/messages', reason: 'body or body_html must hold text, HTML once sanitised: a rule across two fields' },
 ];
 
@@ -64,15 +69,22 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
   const customer = await userFixture(env, tenant.id, 'customer');
   const agent = await userFixture(env, tenant.id, 'agent');
   const key = await apiKeyFixture(env, tenant.id, tenant.admin.id, ['users:read']);
+  // The ticket desk: real records, so generated requests get past the 404 into the services.
+  const adminCall = (method: 'GET' | 'POST', url: string, payload?: unknown) => env.app.inject({
+    method, url: `${API_PREFIX}${url}`, headers: { authorization: `Bearer ${tenant.apiKey}` }, ...(payload ? { payload: payload as object } : {}),
+  }).then((r) => r.json());
+  const deskType = await adminCall('POST', '/ticket-types', { name: 'Fuzz type' });
+  const deskField = await adminCall('POST', '/custom-fields', { key: 'fuzz_plan', label: 'Plan', kind: 'select', options: ['a', 'b'] });
+  const deskStatus = (await adminCall('GET', '/meta/statuses')).data[1];
+  const deskTicket = await adminCall('POST', '/tickets', { subject: 'Fuzz', body: 'Fuzz', requester_id: customer.id, type_id: deskType.id, fuzz_plan: 'a' });
   const csrf = await csrfToken(env, tenant.slug);
-  // A conversation the customer may see: their ticket, a staff reply with a file.
-  const ticket = await ticketFixture(env, tenant.id, customer.id);
+  // A conversation the customer may see: a staff reply with a file on their ticket.
   const reply = (await env.app.inject({
-    method: 'POST', url: `${API_PREFIX}/tickets/${ticket.id}/messages`, headers: { authorization: `Bearer ${tenant.apiKey}` }, payload: { body: 'fuzz fixture reply' },
+    method: 'POST', url: `${API_PREFIX}/tickets/${deskTicket.id}/messages`, headers: { authorization: `Bearer ${tenant.apiKey}` }, payload: { body: 'fuzz fixture reply' },
   })).json() as { id: string };
   const form = multipart([{ filename: 'fixture.txt', type: 'text/plain', content: 'fixture' }]);
   const attachment = (await env.app.inject({
-    method: 'POST', url: `${API_PREFIX}/tickets/${ticket.id}/messages/${reply.id}/attachments`,
+    method: 'POST', url: `${API_PREFIX}/tickets/${deskTicket.id}/messages/${reply.id}/attachments`,
     headers: { authorization: `Bearer ${tenant.apiKey}`, ...form.headers }, payload: form.payload,
   })).json() as { data: Array<{ id: string }> };
   check(reply.id && attachment.data?.[0]?.id, 'the conversation fixtures could not be created');
@@ -83,7 +95,10 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
   const ids: IdPool = (segment, param) => {
     if (segment === 'users') return [customer.id, agent.id, tenant.admin.id, randomUUID()];
     if (segment === 'api-keys') return [key.id, randomUUID()];
-    if (segment === 'tickets') return [ticket.id, ticket.id, randomUUID()];
+    if (segment === 'statuses') return [deskStatus.id, randomUUID()];
+    if (segment === 'ticket-types') return [deskType.id, randomUUID()];
+    if (segment === 'custom-fields') return [deskField.id, randomUUID()];
+    if (segment === 'tickets') return [deskTicket.id, deskTicket.id, randomUUID()];
     if (param === 'msgId') return [reply.id, reply.id, randomUUID()];
     if (segment === 'attachments') return [attachment.data[0]!.id, randomUUID()];
     return [randomUUID()];

@@ -5,7 +5,7 @@ import { grantLicense, licenseKeys } from '../../helpers/license.js';
 import { CLI_ACTOR } from '../../../src/core/context.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
-import { multipart, ticketFixture } from '../../helpers/conversation.js';
+import { multipart } from '../../helpers/conversation.js';
 
 /**
  * Walks EVERY registered route as tenant B, aimed at tenant A's resources, and asserts that B can
@@ -27,8 +27,14 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aCustomer = await userFixture(env, a.id, 'customer', 'secret-customer@tenant-a.example.com');
   const aAgent = await userFixture(env, a.id, 'agent', 'secret-agent@tenant-a.example.com');
   const aKey = await apiKeyFixture(env, a.id, a.admin.id, ['users:read']);
-  // A conversation of A: a ticket, a reply and a file on it.
-  const aTicket = await ticketFixture(env, a.id, aCustomer.id);
+  // The ticket desk: a type, a custom field, a status and a ticket of A.
+  const aType = (await call(env, 'POST', '/ticket-types', { token: a.admin.token, body: { name: 'Secret type of A' } })).json();
+  const aField = (await call(env, 'POST', '/custom-fields', { token: a.admin.token, body: { key: 'secret_serial', label: 'Serial', kind: 'text' } })).json();
+  const aStatus = (await call(env, 'GET', '/meta/statuses', { token: a.admin.token })).json().data[0];
+  const aTicket = (await call(env, 'POST', '/tickets', {
+    token: a.admin.token, body: { subject: 'Secret subject of A', body: 'Secret body of A', requester_id: aCustomer.id, type_id: aType.id, secret_serial: 'SN-A-1' },
+  })).json();
+  // A conversation of A: a reply with a file on that ticket.
   const aMessage = (await call(env, 'POST', `/tickets/${aTicket.id}/messages`, { token: a.admin.token, body: { body: 'secret reply of tenant A' } })).json();
   const aForm = multipart([{ filename: 'secret-a.txt', type: 'text/plain', content: 'secret file of tenant A' }]);
   const aAttachment = (await call(env, 'POST', `/tickets/${aTicket.id}/messages/${aMessage.id}/attachments`, { token: a.admin.token, body: aForm.payload, headers: aForm.headers })).json().data[0];
@@ -38,12 +44,16 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     users: aCustomer.id,
     'api-keys': aKey.id,
     userId: aAgent.id,
+    statuses: aStatus.id,
+    'ticket-types': aType.id,
+    'custom-fields': aField.id,
     tickets: aTicket.id,
     msgId: aMessage.id,
     attachments: aAttachment.id,
   };
   const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.id, aKey.prefix,
-    aTicket.id, aMessage.id, 'secret reply of tenant A', aAttachment.id, 'secret-a.txt', 'secret file of tenant A'];
+    aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id, 'Secret subject of A', 'Secret body of A', 'SN-A-1',
+    aMessage.id, 'secret reply of tenant A', aAttachment.id, 'secret-a.txt', 'secret file of tenant A'];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
