@@ -1,5 +1,5 @@
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { BlobStore } from './blob-store.js';
@@ -32,7 +32,9 @@ export function localDiskStore(root: string): BlobStore {
       }
     },
     async get(key, range) {
-      return createReadStream(pathOf(key), range ? { start: range.start, end: range.end } : {});
+      // Opened here, not lazily by the stream: a missing file fails before any header is sent.
+      const handle = await open(pathOf(key), 'r');
+      return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
     },
     async stat(key) {
       try {
