@@ -57,11 +57,10 @@ function tooLarge(ctx: Ctx): AppError {
 }
 
 /** Streams one part into the store while hashing, counting and keeping its head for sniffing. */
-async function storePart(ctx: Ctx, part: UploadPart, written: string[], after: string | undefined): Promise<Stored> {
-  // Ids of one request share ctx.now's millisecond; drawing until the id sorts after the previous
-  // part's keeps the files of a message in upload order (lists sort by created_at, id).
-  let id = uuidv7(ctx.now.getTime());
-  while (after && id <= after) id = uuidv7(ctx.now.getTime());
+async function storePart(ctx: Ctx, part: UploadPart, written: string[]): Promise<Stored> {
+  // Ids made in one operation sort in the order they were made (core/ids.ts), so the files of a
+  // message list in upload order.
+  const id = uuidv7(ctx.now.getTime());
   const key = `${ctx.tenantId}/${id}`;
   const hash = createHash('sha256');
   const limit = ctx.deps.config.attachmentMaxBytes;
@@ -111,7 +110,7 @@ async function allOrNothing<T>(ctx: Ctx, parts: AsyncIterable<UploadPart>, save:
         part.stream.resume();
         throw errors.invalid(part.fieldname || '(part)', `is not allowed; send files as parts named ${UPLOAD_FIELD}`);
       }
-      stored.push(await storePart(ctx, part, written, stored[stored.length - 1]?.id));
+      stored.push(await storePart(ctx, part, written));
     }
     const result = await save(stored);
     // A commit that fails after this point is not seen here; the rows are gone then and the files
