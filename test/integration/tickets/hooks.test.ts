@@ -2,7 +2,7 @@ import t from 'tap';
 import { call, testApp, tenantFixture, userFixture } from '../../helpers/app.js';
 import { registerTicketHook, type TicketChange } from '../../../src/tickets/hooks.js';
 import { Ticket } from '../../../src/tickets/models.js';
-import { openTicket, vocab } from './fixtures.js';
+import { openTicket, vocab } from '../../helpers/tickets.js';
 
 /**
  * Ticket hooks (where the SLA engine and routing attach): called in the change's transaction on
