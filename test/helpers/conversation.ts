@@ -6,9 +6,10 @@ import { Priority, Status } from '../../src/vocab/models.js';
 import type { TestEnv } from './app.js';
 
 /**
- * Fixtures of the conversation's tests: a ticket written straight through the models (the tickets
- * area's create route is another branch's work), and multipart bodies as a browser or `curl -F`
- * sends them.
+ * Fixtures of the conversation's tests: a ticket written straight through the models, in any
+ * status and without the first message and event that `POST /tickets` adds (so a test sees only
+ * the messages and events it causes; `openTicket` in tickets.ts goes through the API), and
+ * multipart bodies as a browser or `curl -F` sends them.
  */
 export async function ticketFixture(env: TestEnv, tenantId: string, requesterId: string, statusKey = 'open'): Promise<{ id: string; ticket_number: number }> {
   return inTransaction(env.deps, { tenantId, actor: CLI_ACTOR, now: new Date() }, async (ctx) => {
