@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
+import multipart from '@fastify/multipart';
 import { openApiOptions } from './openapi/options.js';
 import { buildValidator } from './input/validators.js';
 import { textGuardPlugin } from './input/text-guard.js';
@@ -71,6 +72,12 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       if (error) return done(new AppError('invalid_json', 'The request body is not valid JSON'), undefined);
       done(null, value);
     });
+  });
+
+  // Uploads (routes that declare `multipart`; route.ts refuses multipart everywhere else). A file
+  // part may hold one byte over the limit, so the service sees the excess and answers 413.
+  await app.register(multipart, {
+    limits: { fileSize: deps.config.attachmentMaxBytes + 1, files: 10, fields: 5, parts: 15, headerPairs: 50, fieldNameSize: 100 },
   });
 
   errorsPlugin(app);

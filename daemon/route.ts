@@ -13,6 +13,7 @@ import { SseStream } from './sse.js';
 import { isUrlSafeOperationId, operationIdOf } from './openapi/operation-id.js';
 import { checkNamedSchemas } from './openapi/named-schemas.js';
 import { assertBoundedInput } from './input/bounds.js';
+import { BinaryReply } from './binary.js';
 
 /**
  * "Routes declare, the pipeline enforces": every route states who may call it, the licence
@@ -87,6 +88,17 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
    * GET only.
    */
   stream?: StreamDef;
+  /**
+   * The body is `multipart/form-data` (uploads) instead of JSON: file parts named `field`, at most
+   * `maxFiles`. Only such routes accept multipart (others answer 415); the handler reads the parts
+   * with `uploadParts(request)` (multipart.ts). The OpenAPI document shows the form.
+   */
+  multipart?: { field: string; maxFiles: number; description: string };
+  /**
+   * The answer is a file, not JSON: the handler returns a `BinaryReply` (binary.ts) and the document
+   * shows `200` (and `206` with `ranges`) as binary content.
+   */
+  binary?: { description: string; ranges: boolean };
   handler: (ctx: Ctx, input: HandlerInput<S>) => Promise<unknown>;
 }
 
@@ -233,6 +245,11 @@ export function registerRoute<S extends RouteSchema>(app: FastifyInstance, def: 
     onRequest: async (request) => {
       request.routeDef = def as unknown as RouteDef;
       await enforce(def as unknown as RouteDef, request, deps);
+      // Multipart bodies are parsed for uploads only; elsewhere they stay what they were: unsupported.
+      const type = request.headers['content-type'];
+      if (!def.multipart && typeof type === 'string' && type.trim().toLowerCase().startsWith('multipart/')) {
+        throw errors.unsupportedMediaType(`Content type ${type} is not supported; send application/json`);
+      }
     },
     handler: async (request, reply) => {
       const input = {
@@ -254,6 +271,7 @@ export function registerRoute<S extends RouteSchema>(app: FastifyInstance, def: 
         : await def.handler(readContext(deps, ctxInput), input);
       if (reply.sent) return reply;
       if (def.stream) return sendStream(def as unknown as RouteDef, result as EventFeed, request, reply);
+      if (result instanceof BinaryReply) return reply.code(result.status).headers(result.headers).send(result.body);
       reply.code(status);
       if (status === 204) return reply.send();
       return reply.send(result);

@@ -109,6 +109,46 @@ function describeStream(def: RouteDef, operation: Json): void {
   }];
 }
 
+/** The form of an upload route (RouteDef.multipart): file parts under one name. */
+function multipartBody(form: NonNullable<RouteDef['multipart']>): Json {
+  const file = { type: 'string', format: 'binary' };
+  return {
+    required: true,
+    description: form.description,
+    content: {
+      'multipart/form-data': {
+        schema: {
+          type: 'object',
+          required: [form.field],
+          properties: { [form.field]: form.maxFiles > 1 ? { type: 'array', maxItems: form.maxFiles, items: file } : file },
+        },
+      },
+    },
+  };
+}
+
+/** The answers of a download route (RouteDef.binary): the file, and with ranges a part of it. */
+function binaryResponses(binary: NonNullable<RouteDef['binary']>): Json {
+  const content = { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } };
+  const fileHeaders = {
+    'Content-Disposition': { description: '`inline` for raster images (audio and video on the stream route), else `attachment`, with the file name', schema: { type: 'string' } },
+    'X-Content-Type-Options': { description: 'Always `nosniff`', schema: { type: 'string' } },
+    'Accept-Ranges': { description: '`bytes`', schema: { type: 'string' } },
+  };
+  return {
+    200: { description: binary.description, headers: { ...commonHeaders(), ...fileHeaders }, content },
+    ...(binary.ranges
+      ? {
+        206: {
+          description: 'The requested byte range (one range of a `Range: bytes=…` header)',
+          headers: { ...commonHeaders(), ...fileHeaders, 'Content-Range': { description: '`bytes start-end/size`', schema: { type: 'string' } } },
+          content,
+        },
+      }
+      : {}),
+  };
+}
+
 export function completeDocument(doc: Json, defs: readonly RouteDef[]): Json {
   doc.components ??= {};
   doc.components.schemas ??= {};
@@ -137,6 +177,8 @@ export function completeDocument(doc: Json, defs: readonly RouteDef[]): Json {
       response.headers = { ...commonHeaders(), ...response.headers };
       hoist(doc, response, def.schema.response?.[Number(status)]);
     }
+    if (def.multipart) operation.requestBody = multipartBody(def.multipart);
+    if (def.binary) Object.assign(operation.responses, binaryResponses(def.binary));
     for (const [status, codes] of errorStatusesOf(def)) {
       operation.responses[String(status)] = {
         ...errorResponse(status, codes.map((code) => `\`${code}\``).join(', ')),

@@ -14,6 +14,7 @@ import { skillsRoutes } from './skills.js';
 import { customersRoutes } from './customers.js';
 import { ticketStreamRoutes } from './ticket-stream.js';
 import { ticketOpsRoutes } from './ticket-ops.js';
+import { conversationRoutes } from './conversation.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -32,4 +33,5 @@ export const allRoutes: RouteDef[] = [
   ...customersRoutes,
   ...ticketStreamRoutes,
   ...ticketOpsRoutes,
+  ...conversationRoutes,
 ] as RouteDef[];

@@ -24,6 +24,8 @@ export interface Config {
   webhooksAllowPrivate: boolean;
   rateLimitPerMin: number;
   bodyLimitBytes: number;
+  /** HELPDESK_ATTACHMENT_MAX_BYTES: the largest file one upload part may carry (default 25 MB). */
+  attachmentMaxBytes: number;
   trustProxy: boolean;
   metricsToken: string | null;
   adminEmail: string;
@@ -101,6 +103,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhooksAllowPrivate: flag(env, 'HELPDESK_WEBHOOKS_ALLOW_PRIVATE'),
     rateLimitPerMin: intFrom(env, 'HELPDESK_RATE_LIMIT_PER_MIN', 600, 1),
     bodyLimitBytes: intFrom(env, 'HELPDESK_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    attachmentMaxBytes: intFrom(env, 'HELPDESK_ATTACHMENT_MAX_BYTES', 25 * 1024 * 1024, 1),
     trustProxy: flag(env, 'HELPDESK_TRUST_PROXY'),
     metricsToken: nonEmpty(env.HELPDESK_METRICS_TOKEN),
     adminEmail: nonEmpty(env.HELPDESK_ADMIN_EMAIL) ?? 'admin@example.com',

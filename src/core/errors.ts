@@ -21,6 +21,7 @@ export const ERROR_TABLE = {
   reply_locked: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  range_not_satisfiable: 416,
   validation_failed: 422,
   rate_limited: 429,
   internal_error: 500,
@@ -90,6 +91,13 @@ export const errors = {
     new AppError('rate_limited', `${message}; retry after ${retryAfterSeconds} s`, undefined, {
       'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))),
     }),
+  payloadTooLarge: (message: string, details?: unknown) => new AppError('payload_too_large', message, details),
+  unsupportedMediaType: (message: string) => new AppError('unsupported_media_type', message),
+  /** A Range header none of whose ranges lies inside the content (RFC 9110 §15.5.17). */
+  rangeNotSatisfiable: (size: number) =>
+    new AppError('range_not_satisfiable', `The requested range lies outside the content of ${size} bytes`, undefined, {
+      'Content-Range': `bytes */${size}`,
+    }),
   notReady: (details?: unknown) => new AppError('not_ready', 'The service is not ready', details),
   internal: () => new AppError('internal_error', 'An internal error occurred'),
 };
@@ -97,7 +105,7 @@ export const errors = {
 /** Exit codes of the CLI, by error class; documented in README. */
 export function exitCodeFor(error: unknown): number {
   if (!isAppError(error)) return 1;
-  if (error.status === 400 || error.status === 422 || error.status === 413 || error.status === 415) return 2;
+  if (error.status === 400 || error.status === 422 || error.status === 413 || error.status === 415 || error.status === 416) return 2;
   if (error.status === 404) return 3;
   if (error.status === 401 || error.status === 403) return 4;
   if (error.status === 409) return 5;

@@ -130,6 +130,8 @@ async function pageWithTotal(rowsQuery: Knex.QueryBuilder, base: Knex.QueryBuild
 export interface Keyset {
   /** Table name or alias used in the query; its `created_at` and `id` columns form the key. */
   table: string;
+  /** Newest first (default), or oldest first for chronological lists (a conversation, a timeline). */
+  direction?: 'desc' | 'asc';
 }
 
 interface CursorKey {
@@ -161,12 +163,13 @@ function decodeCursor(cursor: string): CursorKey {
 /** Selects the table's rows plus the exact cursor key, in keyset order. */
 function keysetOrdered(qb: Knex.QueryBuilder, keyset: Keyset): Knex.QueryBuilder {
   const { table } = keyset;
+  const direction = keyset.direction ?? 'desc';
   return qb
     .clone()
     .select(`${table}.*`)
     .select(qb.client.raw(`(extract(epoch from ??) * 1000000)::bigint::text as ${CURSOR_COLUMN}`, [`${table}.created_at`]))
-    .orderBy(`${table}.created_at`, 'desc')
-    .orderBy(`${table}.id`, 'desc');
+    .orderBy(`${table}.created_at`, direction)
+    .orderBy(`${table}.id`, direction);
 }
 
 function cursorOf(row: Record<string, unknown>): string {
@@ -201,7 +204,7 @@ export async function paginateCursor<Row, T = Row>(
   const ordered = keysetOrdered(qb, keyset);
   if (query.cursor) {
     const key = decodeCursor(query.cursor);
-    ordered.whereRaw(`(??, ??) < (timestamptz 'epoch' + ?::bigint * interval '1 microsecond', ?::uuid)`, [
+    ordered.whereRaw(`(??, ??) ${keyset.direction === 'asc' ? '>' : '<'} (timestamptz 'epoch' + ?::bigint * interval '1 microsecond', ?::uuid)`, [
       `${keyset.table}.created_at`, `${keyset.table}.id`, key.t, key.i,
     ]);
   }

@@ -10,6 +10,7 @@ import { CLI_ACTOR } from '../../../src/core/context.js';
 import { ERROR_TABLE, type ErrorCode } from '../../../src/core/errors.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
+import { multipart } from '../conversation.js';
 
 /**
  * The API fuzzer: sends generated requests (requests.ts) to routes of a real app, as an admin, a
@@ -42,6 +43,7 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^work_date$/, reason: 'a calendar day not after today: depends on now' },
   { field: /^(user_id|email|name)$/, route: 'POST /tickets/:id/collaborators', reason: 'either user_id or email (with an optional name): a rule across fields' },
   { field: /^target_ticket_id$/, reason: 'must name another ticket than the path: a rule across fields' },
+  { field: /^body(_html)?$/, route: 'POST /tickets/:id/messages', reason: 'body or body_html must hold text, HTML once sanitised: a rule across two fields' },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);
@@ -92,11 +94,21 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
   // A second ticket, so merges and links between two real tickets are tried too.
   const deskTicket2 = await adminCall('POST', '/tickets', { subject: 'Fuzz 2', body: 'Fuzz 2', requester_id: customer.id, fuzz_plan: 'b' });
   const csrf = await csrfToken(env, tenant.slug);
+  // A conversation the customer may see: a staff reply with a file on their ticket.
+  const reply = (await env.app.inject({
+    method: 'POST', url: `${API_PREFIX}/tickets/${deskTicket.id}/messages`, headers: { authorization: `Bearer ${tenant.apiKey}` }, payload: { body: 'fuzz fixture reply' },
+  })).json() as { id: string };
+  const form = multipart([{ filename: 'fixture.txt', type: 'text/plain', content: 'fixture' }]);
+  const attachment = (await env.app.inject({
+    method: 'POST', url: `${API_PREFIX}/tickets/${deskTicket.id}/messages/${reply.id}/attachments`,
+    headers: { authorization: `Bearer ${tenant.apiKey}`, ...form.headers }, payload: form.payload,
+  })).json() as { data: Array<{ id: string }> };
+  check(reply.id && attachment.data?.[0]?.id, 'the conversation fixtures could not be created');
   const doc = (await env.app.inject({ method: 'GET', url: `${API_PREFIX}/openapi.json` })).json();
   const snapshot = await snapshotQuery(env.deps.db);
 
   /** Real ids where a fixture exists, else a random one (then 404 is the documented answer). */
-  const ids: IdPool = (segment) => {
+  const ids: IdPool = (segment, param) => {
     if (segment === 'users') return [customer.id, agent.id, tenant.admin.id, randomUUID()];
     if (segment === 'api-keys') return [key.id, randomUUID()];
     if (segment === 'statuses') return [deskStatus.id, randomUUID()];
@@ -108,6 +120,9 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
     if (segment === 'skills') return [skillId, randomUUID()];
     if (segment === 'customers') return [customer.id, randomUUID()];
     if (segment === 'tickets') return [deskTicket.id, deskTicket2.id, randomUUID()];
+    if (segment === 'tickets') return [deskTicket.id, deskTicket.id, randomUUID()];
+    if (param === 'msgId') return [reply.id, reply.id, randomUUID()];
+    if (segment === 'attachments') return [attachment.data[0]!.id, randomUUID()];
     return [randomUUID()];
   };
 

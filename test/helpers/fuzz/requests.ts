@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { RouteDef } from '../../../daemon/route.js';
 import { BODY_METHODS } from '../../../daemon/openapi/error-responses.js';
 import { arbitraryFor, type Schema } from './schema-arbitrary.js';
+import { PNG_1X1, multipart } from '../conversation.js';
 
 /**
  * Requests for one route, generated from its schemas: valid ones, and invalid ones of every kind
@@ -18,7 +19,7 @@ export interface FuzzRequest {
   method: string;
   /** Path with its parameters filled in, query string included. */
   url: string;
-  payload?: string;
+  payload?: string | Buffer;
   contentType?: string;
 }
 
@@ -110,7 +111,7 @@ export function requestsFor(def: RouteDef, prefix: string, ids: IdPool): fc.Arbi
     body: bodySchema ? arbitraryFor(bodySchema) : fc.constant(undefined),
   });
 
-  const build = (kind: Kind, label: string, parts: { path: string; query?: Record<string, unknown>; body?: unknown; rawQuery?: string }, raw?: { payload: string; contentType?: string }): FuzzRequest => ({
+  const build = (kind: Kind, label: string, parts: { path: string; query?: Record<string, unknown>; body?: unknown; rawQuery?: string }, raw?: { payload: string | Buffer; contentType?: string }): FuzzRequest => ({
     kind,
     label,
     method: def.method,
@@ -118,7 +119,10 @@ export function requestsFor(def: RouteDef, prefix: string, ids: IdPool): fc.Arbi
     ...(raw ?? (parts.body !== undefined ? { payload: JSON.stringify(parts.body), contentType: 'application/json' } : {})),
   });
 
-  const variants: Array<fc.Arbitrary<FuzzRequest>> = [validParts.map((p) => build('valid', 'valid', p))];
+  // An upload route's valid body is a form with one small image under its declared field.
+  const form = def.multipart ? multipart([{ name: def.multipart.field, filename: 'pixel.png', type: 'image/png', content: PNG_1X1 }]) : undefined;
+  const validRaw = form ? { payload: form.payload, contentType: form.headers['content-type']! } : undefined;
+  const variants: Array<fc.Arbitrary<FuzzRequest>> = [validParts.map((p) => build('valid', 'valid', p, validRaw))];
   const weightOfValid = 4;
 
   if (bodySchema && typesOf(bodySchema).includes('object')) {

@@ -38,8 +38,16 @@ t.test('the OpenAPI document describes every route completely', async (t) => {
       const media = operation.responses['200']?.content?.['text/event-stream'];
       t.ok(media?.['x-event-data']?.properties, `${label} documents its stream and the data of its events`);
       t.ok(operation.parameters?.find((p: { name: string; in: string }) => p.name === 'Last-Event-ID' && p.in === 'header'), `${label} documents Last-Event-ID`);
+    } else if (def.binary) {
+      // A download documents its file as binary content instead of a JSON schema.
+      t.equal(operation.responses[String(status)].content?.['application/octet-stream']?.schema?.format, 'binary', `${label} documents a binary answer`);
+      if (def.binary.ranges) t.ok(operation.responses['206']?.headers?.['Content-Range'], `${label} documents its 206 answer`);
     } else if (status !== 204 && !NON_JSON.has(label)) {
       t.ok(def.schema.response?.[status], `${label} declares the schema of its ${status} body`);
+    }
+    if (def.multipart) {
+      const form = operation.requestBody?.content?.['multipart/form-data']?.schema;
+      t.same(form?.required, [def.multipart.field], `${label} documents its upload form`);
     }
     if (def.access.kind === 'token') {
       t.same(operation.security, [{ bearer: [] }], `${label} requires a bearer token`);

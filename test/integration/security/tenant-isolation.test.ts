@@ -7,6 +7,7 @@ import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
 import { recordEvent } from '../../../src/events/record.js';
 import { ticketFixture } from '../../helpers/ticket-fixture.js';
+import { multipart } from '../../helpers/conversation.js';
 
 /**
  * Walks EVERY registered route as tenant B, aimed at tenant A's resources, and asserts that B can
@@ -58,6 +59,10 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const link = await call(env, 'POST', `/tickets/${aTicket.id}/links`, { token: a.admin.token, body: { target_ticket_id: aOtherTicket.id } });
   const entry = await call(env, 'POST', `/tickets/${aTicket.id}/time-entries`, { token: a.admin.token, body: { minutes: 5 } });
   t.equal(link.statusCode + entry.statusCode, 402, "A's link and time entry exist");
+  // A conversation of A: a reply with a file on that ticket.
+  const aMessage = (await call(env, 'POST', `/tickets/${aTicket.id}/messages`, { token: a.admin.token, body: { body: 'secret reply of tenant A' } })).json();
+  const aForm = multipart([{ filename: 'secret-a.txt', type: 'text/plain', content: 'secret file of tenant A' }]);
+  const aAttachment = (await call(env, 'POST', `/tickets/${aTicket.id}/messages/${aMessage.id}/attachments`, { token: a.admin.token, body: aForm.payload, headers: aForm.headers })).json().data[0];
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
@@ -75,12 +80,15 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     customers: aCustomer.id,
     linkId: link.json().id,
     entryId: entry.json().id,
+    msgId: aMessage.id,
+    attachments: aAttachment.id,
   };
   const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email,
     aKey.id, aKey.prefix, aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id,
     'Secret subject of A', 'SN-A-1', aOrg.id, 'Secret Org of A', 'tenant-a.example.com', aTeam.id,
     'Secret Team of A', aSkill.id, 'Secret Skill of A', aEvent.id, aMember.id, aOrgTicket.id,
-    'Secret org ticket of A', aOtherTicket.id, link.json().id, entry.json().id];
+    'Secret org ticket of A', aOtherTicket.id, link.json().id, entry.json().id, 'Secret body of A',
+    aMessage.id, 'secret reply of tenant A', aAttachment.id, 'secret-a.txt', 'secret file of tenant A'];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));

@@ -11,6 +11,15 @@ t.test('uuidv7 is a valid, time-ordered UUID', async (t) => {
   t.not(uuidv7(5), uuidv7(5), 'random bits differ within one millisecond');
 });
 
+t.test('uuidv7 keeps the order of ids made within one millisecond', async (t) => {
+  const ids = Array.from({ length: 2048 }, () => uuidv7(1_700_000_000_000));
+  t.same([...ids].sort(), ids, 'made in order, sorted in order');
+  t.equal(new Set(ids).size, ids.length, 'all distinct');
+  const many = Array.from({ length: 6000 }, () => uuidv7(1_700_000_000_002));
+  t.equal(new Set(many).size, many.length, 'past the counter, still distinct');
+  t.ok(many.every(isUuid));
+});
+
 t.test('isUuid refuses non-UUIDs', async (t) => {
   for (const bad of ['', 'abc', '1; drop table users', '00000000-0000-0000-0000-00000000000g', 42, null]) t.notOk(isUuid(bad));
 });

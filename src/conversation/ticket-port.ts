@@ -1,0 +1,16 @@
+import type { Ctx } from '../core/context.js';
+import type { Ticket } from '../tickets/models.js';
+import { applyTicketChanges } from '../tickets/changes.js';
+import type { Status } from '../vocab/models.js';
+
+/**
+ * What the conversation needs from the tickets area, in one place: "may this actor see this
+ * ticket" (the tickets area's visibility rule, organizations included) and "change its status"
+ * (THE ticket change, so its events, resolution stamps and hooks such as the SLA clock apply to a
+ * reply that reopens a ticket as to any other status change).
+ */
+export { isStaffActor, loadVisibleTicket } from '../tickets/visibility.js';
+
+export async function changeTicketStatus(ctx: Ctx, ticket: Ticket, status: Status): Promise<Ticket> {
+  return applyTicketChanges(ctx, ticket, { status_id: status.id });
+}
