@@ -166,7 +166,7 @@ t.test('property: the engine agrees with itself whatever instant it is asked at'
   const base = ms('2026-11-20T08:00:00Z');
   fc.assert(fc.property(fc.array(fc.tuple(fc.integer({ min: 1, max: 6 * 24 * 60 }), kinds), { maxLength: 8 }), fc.integer({ min: 0, max: 8 * 24 * 60 }),
     (steps, cut) => {
-      const events: SlaEvent[] = steps.map(([m, k]) => {
+      const events: SlaEvent[] = steps.map(([m, k]): SlaEvent => {
         const at = base + m * 60_000;
         if (k === 'agent_reply' || k === 'customer_reply') return { at, kind: k };
         if (k === 'urgent' || k === 'normal') return { at, kind: 'priority', policy: P[k]! };
