@@ -8,6 +8,7 @@ import { isUniqueViolation } from '../db/tenant-scope.js';
 import { insertUser } from '../directory/user-store.js';
 import { issueApiKey } from '../auth/api-key-store.js';
 import { recordAudit } from '../audit/service.js';
+import { createDefaultVocabularies } from '../vocab/defaults.js';
 
 /**
  * Tenants are provisioned by operators (CLI) and on a fresh install's first start. Creating one
@@ -58,6 +59,7 @@ export async function createTenant(deps: Deps, input: CreateTenantInput, actor: 
       const [row] = await ctx.trx('tenants')
         .insert({ id: tenantId, slug, name: input.name.trim(), created_at: now, updated_at: now })
         .returning(['id', 'slug', 'name', 'created_at']);
+      await createDefaultVocabularies(ctx);
       const admin = await insertUser(ctx, {
         email: input.adminEmail,
         name: input.adminName ?? 'Administrator',
