@@ -1,19 +1,22 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageParams } from '../core/pagination.js';
-import { NonBlank, Nullable } from '../core/schema-types.js';
+import { NonBlank, Nullable, withMessage } from '../core/schema-types.js';
 import { WEEKDAYS } from './calendar.js';
 
 /** Request and response schemas of /business-hours, /sla-policies and the ticket-type overrides. */
 
 // ---- business hours -------------------------------------------------------------------------
 
+const OPEN_TIME = withMessage('^([01]\\d|2[0-3]):[0-5]\\d$', 'must be HH:MM between 00:00 and 23:59');
+const CLOSE_TIME = withMessage('^(([01]\\d|2[0-3]):[0-5]\\d|24:00)$', 'must be HH:MM between 00:01 and 24:00');
+
 /**
  * One day: `{open, close}` or `{is_closed: true}`. One object with optional fields rather than a
  * union, so a bad day gives one problem per bad field; the service checks the combination.
  */
 const DayInput = Type.Object({
-  open: Type.Optional(Type.String({ maxLength: 5, description: 'HH:MM, 00:00–23:59' })),
-  close: Type.Optional(Type.String({ maxLength: 5, description: 'HH:MM, up to 24:00 (end of the day)' })),
+  open: Type.Optional(Type.String({ pattern: OPEN_TIME, maxLength: 5, description: 'HH:MM, 00:00–23:59' })),
+  close: Type.Optional(Type.String({ pattern: CLOSE_TIME, maxLength: 5, description: 'HH:MM, up to 24:00 (end of the day)' })),
   is_closed: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 
@@ -46,7 +49,7 @@ export type BusinessHoursOut = Static<typeof BusinessHoursSchema>;
 
 // ---- holidays -------------------------------------------------------------------------------
 
-const HolidayDateField = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10, description: 'YYYY-MM-DD, a local date in the business-hours timezone' });
+const HolidayDateField = Type.String({ format: 'date', pattern: withMessage('^[12]\\d{3}-\\d{2}-\\d{2}$', 'must be a date YYYY-MM-DD between 1000 and 2999'), maxLength: 10, description: 'YYYY-MM-DD, a local date in the business-hours timezone' });
 
 export const Holiday = Type.Object({
   id: Type.String(),

@@ -29,6 +29,8 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^license$/, route: 'POST /license', reason: 'a licence signed with the trusted key' },
   { field: /^cursor$/, reason: 'an opaque cursor the API issued' },
   { field: /^to$/, route: 'GET /audit-log', reason: 'later than from: a rule across two fields' },
+  { field: /^(schedule\.)?[a-z]+day(\.(open|close))?$/, route: 'PUT /business-hours', reason: "a day's fields together: open and close both, close after open, a closed day carries nothing else" },
+  { field: /^schedule$/, route: 'PUT /business-hours', reason: 'one body shape or the other, not both' },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);

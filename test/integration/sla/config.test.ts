@@ -42,13 +42,14 @@ t.test('SLA configuration', async (t) => {
     const [audit] = await auditRows(env, tenant.id, 'business_hours.updated');
     t.match(audit, { actor_id: tenant.admin.id, changes: { timezone: { from: 'UTC', to: 'Europe/Berlin' } } });
 
+    const form = await call(env, 'PUT', '/business-hours', { token: admin, body: { timezone: 'UTC', schedule: { tuesday: { open: '25:00', close: '9:00' } } } });
+    t.equal(form.statusCode, 422);
+    t.same(form.json().details.map((d: { field: string }) => d.field).sort(), ['schedule.tuesday.close', 'schedule.tuesday.open']);
     const bad = await call(env, 'PUT', '/business-hours', { token: admin, body: {
-      timezone: 'Mars/Olympus', schedule: { monday: { open: '18:00', close: '09:00' }, tuesday: { open: '25:00', close: '26:00' }, wednesday: { open: '09:00' }, thursday: { is_closed: true, open: '09:00' } },
+      timezone: 'Mars/Olympus', schedule: { monday: { open: '18:00', close: '09:00' }, wednesday: { open: '09:00' }, thursday: { is_closed: true, open: '09:00' } },
     } });
     t.equal(bad.statusCode, 422);
-    t.same(bad.json().details.map((d: { field: string }) => d.field).sort(), [
-      'schedule.monday.close', 'schedule.thursday', 'schedule.tuesday.close', 'schedule.tuesday.open', 'schedule.wednesday.close', 'timezone',
-    ]);
+    t.same(bad.json().details.map((d: { field: string }) => d.field).sort(), ['schedule.monday.close', 'schedule.thursday', 'schedule.wednesday.close', 'timezone']);
     const mixed = await call(env, 'PUT', '/business-hours', { token: admin, body: { timezone: 'UTC', schedule: {}, monday: { open: '09:00', close: '10:00' } } });
     t.equal(mixed.statusCode, 422);
     t.equal(mixed.json().details[0].field, 'schedule');
