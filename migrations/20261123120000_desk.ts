@@ -140,7 +140,8 @@ export async function up(knex: Knex): Promise<void> {
     CREATE INDEX tickets_merged_into ON tickets (tenant_id, merged_into_id) WHERE merged_into_id IS NOT NULL;
     CREATE INDEX tickets_snoozed ON tickets (tenant_id, snoozed_until) WHERE snoozed_until IS NOT NULL;
     CREATE INDEX tickets_tags ON tickets USING gin (tenant_id, tags);
-    CREATE INDEX tickets_custom_fields ON tickets USING gin (tenant_id, custom_fields jsonb_path_ops);
+    -- jsonb_ops (not jsonb_path_ops): it also answers key existence (the ? operator), which deleting a field asks.
+    CREATE INDEX tickets_custom_fields ON tickets USING gin (tenant_id, custom_fields);
 
     CREATE TABLE messages (
       tenant_id   uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,

@@ -6,6 +6,8 @@ import { usersRoutes } from './users.js';
 import { licenseRoutes } from './license.js';
 import { apiKeysRoutes } from './api-keys.js';
 import { auditLogRoutes } from './audit-log.js';
+import { vocabRoutes } from './vocab.js';
+import { ticketsRoutes } from './tickets.js';
 import { slaRoutes } from './sla.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
@@ -17,5 +19,7 @@ export const allRoutes: RouteDef[] = [
   ...licenseRoutes,
   ...apiKeysRoutes,
   ...auditLogRoutes,
+  ...vocabRoutes,
+  ...ticketsRoutes,
   ...slaRoutes,
 ] as RouteDef[];

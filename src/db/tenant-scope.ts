@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Ctx } from '../core/context.js';
+import { pgErrorOf } from './pg-errors.js';
 
 /**
  * Tenant isolation by construction (ARCHITECTURE rule 2): services reach tenant-owned tables only
@@ -19,6 +20,6 @@ export async function insertScoped<T = any>(ctx: Pick<Ctx, 'trx' | 'tenantId'>, 
 
 /** Postgres error codes the services translate into contract errors. */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
-  const e = error as { code?: string; constraint?: string };
+  const e = pgErrorOf(error);
   return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
 }

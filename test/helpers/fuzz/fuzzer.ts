@@ -29,6 +29,11 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^license$/, route: 'POST /license', reason: 'a licence signed with the trusted key' },
   { field: /^cursor$/, reason: 'an opaque cursor the API issued' },
   { field: /^to$/, route: 'GET /audit-log', reason: 'later than from: a rule across two fields' },
+  { field: /^(requester_id|requester|status_id|priority_id|type_id|assigned_agent_id)$/, reason: 'names a record (status, priority, type, user) of the tenant' },
+  { field: /^custom_fields\.[a-z0-9_]+$/, reason: "a value of the tenant's custom field of that key, of its kind" },
+  { field: /^conditions(\.\d+(\.(field|operator|value))?)?$/, route: 'GET /tickets', reason: "conditions over the tenant's vocabularies and custom fields" },
+  { field: /^key$/, route: 'POST /custom-fields', reason: 'a key that names no ticket field' },
+  { field: /^options(\.\d+)?$/, reason: "options fit the field's kind: select needs them, other kinds take none" },
   { field: /^(schedule\.)?[a-z]+day(\.(open|close))?$/, route: 'PUT /business-hours', reason: "a day's fields together: open and close both, close after open, a closed day carries nothing else" },
   { field: /^schedule$/, route: 'PUT /business-hours', reason: 'one body shape or the other, not both' },
 ];

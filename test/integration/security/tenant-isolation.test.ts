@@ -5,7 +5,6 @@ import { grantLicense, licenseKeys } from '../../helpers/license.js';
 import { CLI_ACTOR } from '../../../src/core/context.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
-import { uuidv7 } from '../../../src/core/ids.js';
 
 /**
  * Walks EVERY registered route as tenant B, aimed at tenant A's resources, and asserts that B can
@@ -27,21 +26,32 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aCustomer = await userFixture(env, a.id, 'customer', 'secret-customer@tenant-a.example.com');
   const aAgent = await userFixture(env, a.id, 'agent', 'secret-agent@tenant-a.example.com');
   const aKey = await apiKeyFixture(env, a.id, a.admin.id, ['users:read']);
-  // SLA configuration of A: a holiday, a ticket type, and A's priorities (created with the tenant).
+  // The ticket desk: a type, a custom field, a status and a ticket of A.
+  const aType = (await call(env, 'POST', '/ticket-types', { token: a.admin.token, body: { name: 'Secret type of A' } })).json();
+  const aField = (await call(env, 'POST', '/custom-fields', { token: a.admin.token, body: { key: 'secret_serial', label: 'Serial', kind: 'text' } })).json();
+  const aStatus = (await call(env, 'GET', '/meta/statuses', { token: a.admin.token })).json().data[0];
+  const aTicket = (await call(env, 'POST', '/tickets', {
+    token: a.admin.token, body: { subject: 'Secret subject of A', body: 'Secret body of A', requester_id: aCustomer.id, type_id: aType.id, secret_serial: 'SN-A-1' },
+  })).json();
+  // SLA configuration of A: a holiday, and A's priorities (created with the tenant); the type above.
   const aHoliday = (await call(env, 'POST', '/business-hours/holidays', { token: a.admin.token, body: { name: 'Secret holiday', date: '2026-07-14' } })).json().id as string;
   const aPriority = (await env.deps.db('priorities').where({ tenant_id: a.id, key: 'high' }).first('id')).id as string;
-  const aType = (await env.deps.db('ticket_types').insert({ tenant_id: a.id, id: uuidv7(), name: 'Secret type', created_at: new Date(), updated_at: new Date() }).returning('id'))[0]!.id as string;
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
     users: aCustomer.id,
     'api-keys': aKey.id,
     userId: aAgent.id,
+    statuses: aStatus.id,
+    'ticket-types': aType.id,
+    'custom-fields': aField.id,
+    tickets: aTicket.id,
     holidays: aHoliday,
     priorityId: aPriority,
-    typeId: aType,
+    typeId: aType.id,
   };
-  const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.id, aKey.prefix, aHoliday, aPriority, aType];
+  const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.id, aKey.prefix,
+    aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id, 'Secret subject of A', 'SN-A-1', aHoliday, aPriority];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));

@@ -1,0 +1,39 @@
+import type { QueryBuilderType } from 'objection';
+import type { Ctx } from '../core/context.js';
+import { errors } from '../core/errors.js';
+import { Ticket } from './models.js';
+import { sharedOrganizationIds } from './directory-links.js';
+
+export const isStaffActor = (ctx: Ctx) => ctx.actor.role === 'admin' || ctx.actor.role === 'agent'
+  || ctx.actor.type === 'cli' || ctx.actor.type === 'system';
+
+export type TicketFilter = (qb: QueryBuilderType<Ticket>) => void;
+
+/**
+ * Restricts a ticket query to what ctx's actor may see: staff see every ticket of the tenant; a
+ * customer sees the tickets they requested, plus those of organizations that share tickets with
+ * their members (`sharedOrganizationIds`, wired with the directory). Returned as a function
+ * because a query builder is thenable and must not pass through an await.
+ */
+export async function ticketVisibility(ctx: Ctx): Promise<TicketFilter> {
+  if (isStaffActor(ctx)) return () => {};
+  const customerId = ctx.actor.userId ?? '00000000-0000-0000-0000-000000000000';
+  const organizations = await sharedOrganizationIds(ctx, customerId);
+  return (qb) => {
+    qb.where((w) => {
+      w.where('tickets.requester_id', customerId);
+      if (organizations.length) w.orWhereIn('tickets.organization_id', organizations);
+    });
+  };
+}
+
+/** One ticket the actor may see (others, and other tenants' ids, are not found). */
+export async function loadVisibleTicket(ctx: Ctx, id: string, options: { forUpdate?: boolean } = {}): Promise<Ticket> {
+  const visible = await ticketVisibility(ctx);
+  const qb = Ticket.scoped(ctx).where('tickets.id', id);
+  visible(qb);
+  if (options.forUpdate) qb.forUpdate();
+  const [ticket] = await qb.limit(1);
+  if (!ticket) throw errors.notFound('ticket', id);
+  return ticket;
+}

@@ -1,0 +1,182 @@
+import t from 'tap';
+import { call, testApp, tenantFixture, userFixture } from '../../helpers/app.js';
+import { count, openTicket } from './fixtures.js';
+
+/** POST /tickets and GET /tickets/{id} (CONTRACT §5 Ticket). */
+
+const TICKET_FIELDS = [
+  'id', 'ticket_number', 'subject', 'status_id', 'priority_id', 'type_id', 'requester_id', 'assigned_agent_id', 'team_id',
+  'organization_id', 'channel', 'tags', 'custom_fields', 'summary', 'resolution_code', 'sla_due_at', 'sla', 'first_responded_at',
+  'resolved_at', 'closed_at', 'snoozed_until', 'merged_into_id', 'created_at', 'updated_at',
+].sort();
+
+t.test('creating tickets', async (t) => {
+  const env = await testApp(t);
+  const tenant = await tenantFixture(env);
+  const other = await tenantFixture(env);
+  const admin = tenant.admin.token;
+  const agent = await userFixture(env, tenant.id, 'agent');
+  const customer = await userFixture(env, tenant.id, 'customer');
+  const otherCustomer = await userFixture(env, tenant.id, 'customer');
+  const foreignCustomer = await userFixture(env, other.id, 'customer');
+  const foreignAgent = await userFixture(env, other.id, 'agent');
+  const statuses = (await call(env, 'GET', '/meta/statuses', { token: admin })).json().data;
+  const priorities = (await call(env, 'GET', '/meta/priorities', { token: admin })).json().data;
+  const foreignPriority = (await call(env, 'GET', '/meta/priorities', { token: other.admin.token })).json().data[0];
+  const foreignType = (await call(env, 'POST', '/ticket-types', { token: other.admin.token, body: { name: 'Theirs' } })).json();
+  const type = (await call(env, 'POST', '/ticket-types', { token: admin, body: { name: 'Question' } })).json();
+  const retired = (await call(env, 'POST', '/ticket-types', { token: admin, body: { name: 'Old', active: false } })).json();
+  for (const body of [
+    { key: 'serial', label: 'Serial', kind: 'text' },
+    { key: 'plan', label: 'Plan', kind: 'select', options: ['free', 'pro'] },
+    { key: 'urgent_flag', label: 'Urgent?', kind: 'bool' },
+    { key: 'purchased', label: 'Purchased', kind: 'date' },
+  ]) t.equal((await call(env, 'POST', '/custom-fields', { token: admin, body })).statusCode, 201);
+
+  await t.test('staff open a ticket for a new requester by email: defaults, first message, events', async (t) => {
+    const res = await call(env, 'POST', '/tickets', {
+      token: agent.token,
+      body: {
+        subject: ' Printer on fire ', body: 'Smoke everywhere', body_html: '<p onclick="steal()">Smoke <b>everywhere</b><script>alert(1)</script><a href="javascript:x()">x</a></p>',
+        requester: { email: 'Pat@Example.com', name: 'Pat Doe' }, tags: ['Hardware', 'hardware', ' fire '],
+        serial: 'SN-1', custom_fields: { plan: 'pro', urgent_flag: true, purchased: '2024-02-29' },
+      },
+    });
+    t.equal(res.statusCode, 201, res.body);
+    const ticket = res.json();
+    t.same(Object.keys(ticket).sort(), TICKET_FIELDS);
+    t.match(ticket, {
+      subject: 'Printer on fire', channel: 'api', tags: ['hardware', 'fire'], assigned_agent_id: null, type_id: null,
+      status_id: statuses.find((s: { key: string }) => s.key === 'new').id,
+      priority_id: priorities.find((p: { key: string }) => p.key === 'normal').id,
+      custom_fields: { serial: 'SN-1', plan: 'pro', urgent_flag: true, purchased: '2024-02-29' },
+      sla: { paused: false, resolution: { status: 'none', due_at: null } }, sla_due_at: null,
+    });
+    const requester = await env.deps.db('users').where({ tenant_id: tenant.id, id: ticket.requester_id }).first();
+    t.match(requester, { email: 'pat@example.com', name: 'Pat Doe', role: 'customer' });
+
+    const [message] = await env.deps.db('messages').where({ tenant_id: tenant.id, ticket_id: ticket.id });
+    t.match(message, { body: 'Smoke everywhere', is_private: false, author_id: requester.id, author_name: 'Pat Doe', is_agent: false, channel: 'api' });
+    t.notMatch(message.body_html, /script|onclick|javascript/, 'HTML sanitised');
+    t.match(message.body_html, /<b>everywhere<\/b>/);
+
+    const events = await env.deps.db('events').where({ tenant_id: tenant.id }).whereIn('type', ['customer.created', 'ticket.created']).orderBy('created_at');
+    t.match(events.find((e) => e.type === 'customer.created'), { subject_id: requester.id, data: { email: 'pat@example.com', name: 'Pat Doe' } });
+    t.match(events.find((e) => e.type === 'ticket.created'), {
+      ticket_id: ticket.id, actor_id: agent.id,
+      data: {
+        ticket_id: ticket.id, subject: 'Printer on fire', requester_id: requester.id, requester_name: 'Pat Doe', requester_email: 'pat@example.com',
+        organization_name: null, team_id: null, team_name: null, assignee_name: null, priority: 'normal', channel: 'api', sla_due_at: null,
+        body: 'Smoke everywhere', body_html: message.body_html,
+      },
+    });
+
+    // The same email again finds the customer: no second user, no second customer.created.
+    const again = await openTicket(env, admin, { requester: { email: 'pat@EXAMPLE.com' } });
+    t.equal(again.requester_id, requester.id);
+    t.equal((await env.deps.db('events').where({ tenant_id: tenant.id, type: 'customer.created' })).length, 1);
+  });
+
+  await t.test('staff set priority, type, assignee, team, channel; GET answers the same ticket', async (t) => {
+    const teamId = '0190a1b2-0000-7000-8000-0000000000aa'; // teams are checked once the directory is merged
+    const ticket = await openTicket(env, admin, {
+      requester_id: customer.id, priority_id: priorities[0].id, type_id: type.id, assigned_agent_id: agent.id, team_id: teamId, channel: 'email',
+    });
+    t.match(ticket, { priority_id: priorities[0].id, type_id: type.id, assigned_agent_id: agent.id, team_id: teamId, channel: 'email', requester_id: customer.id });
+    const got = await call(env, 'GET', `/tickets/${ticket.id}`, { token: agent.token });
+    t.same(got.json(), ticket);
+    const created = await env.deps.db('events').where({ tenant_id: tenant.id, ticket_id: ticket.id, type: 'ticket.created' }).first();
+    const agentName = (await env.deps.db('users').where({ tenant_id: tenant.id, id: agent.id }).first()).name;
+    t.match(created.data, { priority: 'urgent', assignee_name: agentName, team_id: teamId });
+  });
+
+  await t.test('ticket numbers: a per-tenant sequence, distinct under concurrent creates', async (t) => {
+    const fresh = await tenantFixture(env);
+    const freshCustomer = await userFixture(env, fresh.id, 'customer');
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) =>
+      call(env, 'POST', '/tickets', { token: fresh.admin.token, body: { subject: `c${i}`, body: 'b', requester_id: freshCustomer.id } })));
+    t.same(results.map((r) => r.statusCode), Array(12).fill(201));
+    const numbers = results.map((r) => r.json().ticket_number).sort((a, b) => a - b);
+    t.same(numbers, Array.from({ length: 12 }, (_, i) => i + 1), '1..12, no duplicates, no gaps');
+  });
+
+  await t.test('customers open tickets for themselves only, without staff fields', async (t) => {
+    const own = await call(env, 'POST', '/tickets', { token: customer.token, body: { subject: 'Mine', body: 'b', plan: 'free' } });
+    t.equal(own.statusCode, 201, own.body);
+    t.equal(own.json().requester_id, customer.id);
+    const named = await call(env, 'POST', '/tickets', { token: customer.token, body: { subject: 'Mine', body: 'b', requester_id: customer.id } });
+    t.equal(named.statusCode, 201);
+
+    const before = await count(env, 'tickets', tenant.id);
+    for (const body of [
+      { requester_id: otherCustomer.id },
+      { requester: { email: 'someone.else@example.com' } },
+      { priority_id: priorities[0].id },
+      { assigned_agent_id: agent.id },
+      { tags: ['vip'] },
+    ]) {
+      const res = await call(env, 'POST', '/tickets', { token: customer.token, body: { subject: 's', body: 'b', ...body } });
+      t.equal(res.statusCode, 403, JSON.stringify(body));
+      t.equal(res.json().code, 'forbidden');
+    }
+    t.equal(await count(env, 'tickets', tenant.id), before, 'nothing written');
+    t.equal(await env.deps.db('users').where({ tenant_id: tenant.id, email: 'someone.else@example.com' }).first(), undefined);
+  });
+
+  await t.test('bad input: each problem named, nothing half-written', async (t) => {
+    const tickets = await count(env, 'tickets', tenant.id);
+    const users = await count(env, 'users', tenant.id);
+    const events = await count(env, 'events', tenant.id);
+    const problems = async (body: Record<string, unknown>) => {
+      const res = await call(env, 'POST', '/tickets', { token: admin, body: { subject: 's', body: 'b', ...body } });
+      t.equal(res.statusCode, 422, `${JSON.stringify(body)} → ${res.body}`);
+      t.equal(res.json().code, 'validation_failed');
+      return Object.fromEntries(res.json().details.map((d: { field: string; message: string }) => [d.field, d.message]));
+    };
+    t.same(await problems({}), { requester_id: 'is required (or requester with an email)' });
+    t.same(await problems({ requester_id: foreignCustomer.id }), { requester_id: 'does not exist' }, "another tenant's user");
+    t.same(await problems({ requester_id: customer.id, requester: { email: 'x@example.com' } }), { requester: 'cannot be combined with requester_id' });
+    t.same(await problems({
+      requester: { email: 'new.person@example.com' },
+      priority_id: foreignPriority.id, type_id: foreignType.id, assigned_agent_id: foreignAgent.id,
+    }), { priority_id: 'does not exist', type_id: 'does not exist', assigned_agent_id: 'does not exist' });
+    t.same(await problems({ requester_id: customer.id, type_id: retired.id, assigned_agent_id: customer.id }),
+      { type_id: 'is an inactive ticket type', assigned_agent_id: 'is not an agent or admin' });
+    t.same(await problems({
+      requester_id: customer.id, serial: 42, colour: 'red',
+      custom_fields: { plan: 'gold', urgent_flag: 'yes', purchased: '2023-02-29' },
+    }), {
+      'custom_fields.serial': 'must be a string', 'custom_fields.colour': 'is not a custom field', 'custom_fields.plan': 'must be one of free, pro',
+      'custom_fields.urgent_flag': 'must be true or false', 'custom_fields.purchased': 'must be a date YYYY-MM-DD',
+    });
+    // Schema-level: missing subject, oversized body, unknown channel, a non-uuid requester.
+    const schema = await call(env, 'POST', '/tickets', { token: admin, body: { body: 'x'.repeat(100_001), channel: 'fax', requester_id: 'abc', 'Not-A-Key': 1 } });
+    t.equal(schema.statusCode, 422);
+    t.same(schema.json().details.map((d: { field: string }) => d.field).sort(), ['Not-A-Key', 'body', 'channel', 'requester_id', 'subject']);
+    t.equal(await count(env, 'tickets', tenant.id), tickets, 'no ticket');
+    t.equal(await count(env, 'users', tenant.id), users, 'no customer created by a refused request');
+    t.equal(await count(env, 'events', tenant.id), events, 'no event');
+  });
+
+  await t.test('a required custom field must be given on create', async (t) => {
+    const field = (await call(env, 'POST', '/custom-fields', { token: admin, body: { key: 'asset_tag', label: 'Asset tag', kind: 'text', required: true } })).json();
+    const res = await call(env, 'POST', '/tickets', { token: admin, body: { subject: 's', body: 'b', requester_id: customer.id } });
+    t.equal(res.statusCode, 422);
+    t.same(res.json().details, [{ field: 'custom_fields.asset_tag', message: 'is required' }]);
+    t.equal((await call(env, 'POST', '/tickets', { token: admin, body: { subject: 's', body: 'b', requester_id: customer.id, asset_tag: 'A-1' } })).statusCode, 201);
+    await call(env, 'PATCH', `/custom-fields/${field.id}`, { token: admin, body: { required: false } });
+  });
+
+  await t.test('GET /tickets/{id}: customers see their own only; other tenants 404', async (t) => {
+    const mine = await openTicket(env, customer.token, {});
+    const theirs = await openTicket(env, admin, { requester_id: otherCustomer.id });
+    t.equal((await call(env, 'GET', `/tickets/${mine.id}`, { token: customer.token })).statusCode, 200);
+    const hidden = await call(env, 'GET', `/tickets/${theirs.id}`, { token: customer.token });
+    t.equal(hidden.statusCode, 404);
+    t.equal(hidden.json().code, 'resource_not_found');
+    t.equal((await call(env, 'GET', `/tickets/${mine.id}`, { token: other.admin.token })).statusCode, 404);
+    t.equal((await call(env, 'GET', '/tickets/0190a1b2-0000-7000-8000-000000000000', { token: admin })).statusCode, 404);
+  });
+
+  t.same(env.guard.violations, [], 'every query carried tenant_id');
+});
