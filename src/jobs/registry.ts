@@ -1,5 +1,6 @@
 import type { Deps } from '../core/context.js';
 import { sessionCleanup } from './session-cleanup.js';
+import { slaEscalation } from '../sla/escalation.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -21,6 +22,12 @@ export const JOBS: readonly JobDef[] = [
     description: 'Purges sessions expired or revoked over a week ago, and spent reset tokens, login challenges and login attempts over a day old, in every tenant',
     schedule: '1h',
     run: sessionCleanup,
+  },
+  {
+    name: 'sla-escalation',
+    description: 'Records SLA warnings and breaches (once each) for the tickets whose next SLA instant has come, in every tenant',
+    schedule: '1m',
+    run: slaEscalation,
   },
 ];
 
