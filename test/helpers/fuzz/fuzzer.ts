@@ -69,6 +69,14 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
   const customer = await userFixture(env, tenant.id, 'customer');
   const agent = await userFixture(env, tenant.id, 'agent');
   const key = await apiKeyFixture(env, tenant.id, tenant.admin.id, ['users:read']);
+  // The ticket desk: real records, so generated requests get past the 404 into the services.
+  const adminCall = (method: 'GET' | 'POST', url: string, payload?: unknown) => env.app.inject({
+    method, url: `${API_PREFIX}${url}`, headers: { authorization: `Bearer ${tenant.apiKey}` }, ...(payload ? { payload: payload as object } : {}),
+  }).then((r) => r.json());
+  const deskType = await adminCall('POST', '/ticket-types', { name: 'Fuzz type' });
+  const deskField = await adminCall('POST', '/custom-fields', { key: 'fuzz_plan', label: 'Plan', kind: 'select', options: ['a', 'b'] });
+  const deskStatus = (await adminCall('GET', '/meta/statuses')).data[1];
+  const deskTicket = await adminCall('POST', '/tickets', { subject: 'Fuzz', body: 'Fuzz', requester_id: customer.id, type_id: deskType.id, fuzz_plan: 'a' });
   const csrf = await csrfToken(env, tenant.slug);
   const doc = (await env.app.inject({ method: 'GET', url: `${API_PREFIX}/openapi.json` })).json();
   const snapshot = await snapshotQuery(env.deps.db);
@@ -77,6 +85,10 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
   const ids: IdPool = (segment) => {
     if (segment === 'users') return [customer.id, agent.id, tenant.admin.id, randomUUID()];
     if (segment === 'api-keys') return [key.id, randomUUID()];
+    if (segment === 'statuses') return [deskStatus.id, randomUUID()];
+    if (segment === 'ticket-types') return [deskType.id, randomUUID()];
+    if (segment === 'custom-fields') return [deskField.id, randomUUID()];
+    if (segment === 'tickets') return [deskTicket.id, randomUUID()];
     return [randomUUID()];
   };
 

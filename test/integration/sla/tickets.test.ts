@@ -1,6 +1,6 @@
 import t from 'tap';
 import { call, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
-import { openTicket, vocab } from '../tickets/fixtures.js';
+import { openTicket, vocab } from '../../helpers/tickets.js';
 import { runJob } from '../../../src/jobs/runner.js';
 import { slaEscalation } from '../../../src/sla/escalation.js';
 import { inTransaction } from '../../../src/db/transaction.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { call, testApp, tenantFixture, userFixture } from '../../helpers/app.js';
-import { count, openTicket } from './fixtures.js';
+import { count, openTicket } from '../../helpers/tickets.js';
 
 /** POST /tickets and GET /tickets/{id} (CONTRACT §5 Ticket). */
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { call, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
-import { openTicket, vocab } from './fixtures.js';
+import { openTicket, vocab } from '../../helpers/tickets.js';
 
 /** GET /tickets: filters, conditions, sorts, page and cursor pagination, visibility. */
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { call, testApp, tenantFixture, userFixture } from '../../helpers/app.js';
-import { openTicket, vocab } from './fixtures.js';
+import { openTicket, vocab } from '../../helpers/tickets.js';
 
 /** PATCH /tickets/{id}: the one change-set function, its rules and its events. */
 

@@ -1,4 +1,5 @@
-import { call, type TestEnv } from '../../helpers/app.js';
+/** Ticket desk fixtures for the tickets and vocab tests. */
+import { call, type TestEnv } from './app.js';
 
 /** Vocabulary ids of a tenant by key: `(await vocab(env, token)).status.open`. */
 export async function vocab(env: TestEnv, token: string) {
