@@ -6,6 +6,8 @@ import { slaEscalation } from '../../../src/sla/escalation.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { CLI_ACTOR } from '../../../src/core/context.js';
 import { simulate } from '../../../src/sla/simulate.js';
+import { runCommand, tempDataDir } from '../../helpers/cli.js';
+import JobsRun from '../../../commands/jobs/run.js';
 
 const MIN = 60_000;
 const at = (ms: number) => new Date(ms).toISOString();
@@ -92,5 +94,19 @@ t.test('SLA on live tickets', async (t) => {
     t.equal(row.sla_next_at, null, 'nothing further to wait for');
     const timeline = (await call(env, 'GET', `/tickets/${ticket.id}/events`, { token: admin }));
     if (timeline.statusCode === 200) t.ok(timeline.json().data.some((e: { type: string }) => e.type === 'sla_breached'), 'on the ticket timeline');
+  });
+
+  await t.test('helpdesk jobs run sla-escalation --now TS moves time for the CLI too', async (t) => {
+    const cliEnv = { DATABASE_URL: env.databaseUrl, HELPDESK_DATA_DIR: tempDataDir(t), HELPDESK_SECRET_KEY: 'test-secret-key', LOG_LEVEL: 'silent' };
+    const ticket = await openTicket(env, admin, { requester_id: customer.id, priority_id: v.priority.urgent });
+    const created = Date.parse(ticket.created_at);
+    const run = await runCommand(JobsRun, ['sla-escalation', '--now', at(created + 20 * MIN), '--json'], cliEnv);
+    t.equal(run.code, 0, run.stderr);
+    t.match(run.json(), { name: 'sla-escalation', status: 'succeeded', result: { tickets: 1, warnings: 1, breaches: 1 } });
+    const again = await runCommand(JobsRun, ['sla-escalation', '--now', at(created + 20 * MIN), '--json'], cliEnv);
+    t.match(again.json(), { result: { tickets: 0, warnings: 0, breaches: 0 } }, 'nothing is due twice');
+    t.same((await slaEvents(env, tenant.id, ticket.id)).map((e) => e.type).sort(), ['ticket.first_response_breached', 'ticket.sla_warning']);
+    const shown = (await call(env, 'GET', `/tickets/${ticket.id}`, { token: admin })).json();
+    t.match(shown.sla.first_response, { status: 'breached', breached_at: at(created + 15 * MIN) });
   });
 });
