@@ -10,12 +10,13 @@ import {
   DEFAULT_BUSINESS_HOURS, TIME_OF_DAY, WEEKDAYS, businessHoursProblems, type BusinessHours, type DaySchedule, type HolidayDate,
   type WeekSchedule,
 } from './calendar.js';
+import { recheckRunningClocks } from './recheck.js';
 import type { BusinessHoursInput, BusinessHoursOut, Holiday, HolidayCreate, HolidayUpdate } from './schemas.js';
 
 /**
  * The tenant's business hours (one row, or the default when none) and holidays (CONTRACT §4).
- * Changes apply to SLA clocks from the next computation: a ticket's deadlines are recomputed from
- * the configuration of the moment (docs/sla.md "Configuration changes").
+ * A change reaches the running SLA clocks within a minute: the tenant's tickets with a running
+ * clock are marked due, and the next escalation run replays them under the new calendar.
  */
 
 interface HoursRow { timezone: string; schedule: WeekSchedule; updated_at: Date }
@@ -81,6 +82,7 @@ export async function putBusinessHours(ctx: Ctx, input: BusinessHoursInput): Pro
     action: 'business_hours.updated', resourceType: 'business_hours',
     changes: diff(before as unknown as Record<string, unknown>, hours as unknown as Record<string, unknown>, ['timezone', 'schedule']),
   });
+  await recheckRunningClocks(ctx);
   return hoursOut({ ...hours, updated_at: ctx.now });
 }
 
@@ -131,6 +133,7 @@ export async function createHoliday(ctx: Ctx, input: HolidayCreate): Promise<Hol
   }));
   const row = await loadHoliday(ctx, id);
   await recordAudit(ctx, { action: 'holiday.created', resourceType: 'holiday', resourceId: id, changes: { name: row.name, date: row.date, recurring: row.recurring } });
+  await recheckRunningClocks(ctx);
   return holidayOut(row);
 }
 
@@ -146,6 +149,7 @@ export async function updateHoliday(ctx: Ctx, id: string, input: HolidayUpdate):
     action: 'holiday.updated', resourceType: 'holiday', resourceId: id,
     changes: diff(before as unknown as Record<string, unknown>, after as unknown as Record<string, unknown>, ['name', 'date', 'recurring']),
   });
+  await recheckRunningClocks(ctx);
   return holidayOut(after);
 }
 
@@ -153,4 +157,5 @@ export async function deleteHoliday(ctx: Ctx, id: string): Promise<void> {
   const before = await loadHoliday(ctx, id);
   await scoped(ctx, 'holidays').where({ id }).delete();
   await recordAudit(ctx, { action: 'holiday.deleted', resourceType: 'holiday', resourceId: id, changes: { name: before.name, date: before.date, recurring: before.recurring } });
+  await recheckRunningClocks(ctx);
 }

@@ -109,4 +109,20 @@ t.test('SLA on live tickets', async (t) => {
     const shown = (await call(env, 'GET', `/tickets/${ticket.id}`, { token: admin })).json();
     t.match(shown.sla.first_response, { status: 'breached', breached_at: at(created + 15 * MIN) });
   });
+
+  await t.test('a change of business hours reaches running clocks at the next escalation run', async (t) => {
+    const other = await tenantFixture(env);
+    const otherCustomer = await userFixture(env, other.id, 'customer');
+    const ov = await vocab(env, other.admin.token);
+    const ticket = await openTicket(env, other.admin.token, { requester_id: otherCustomer.id, priority_id: ov.priority.high });
+    const put = await call(env, 'PUT', '/business-hours', { token: other.admin.token, body: { timezone: 'UTC', schedule: Object.fromEntries(
+      ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, { open: '00:00', close: '24:00' }])) } });
+    t.equal(put.statusCode, 200);
+    const marked = await env.deps.db('tickets').where({ tenant_id: other.id, id: ticket.id }).first('sla_next_at');
+    t.ok(marked.sla_next_at.getTime() <= Date.now(), 'marked due');
+    await runJob(env.deps, 'sla-escalation', { now: new Date() });
+    const shown = (await call(env, 'GET', `/tickets/${ticket.id}`, { token: other.admin.token })).json();
+    t.equal(shown.sla.first_response.due_at, at(Date.parse(ticket.created_at) + 60 * MIN), 'open around the clock: one hour after creation');
+    t.equal(shown.sla_due_at, at(Date.parse(ticket.created_at) + 480 * MIN));
+  });
 });
