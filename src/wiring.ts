@@ -5,7 +5,9 @@
  * job runner) calls `wireDomain()` before serving; registrations are idempotent.
  */
 import { registerTicketHook } from './tickets/hooks.js';
-import { endSnoozeOnClose } from './tickets/snooze.js';
+import { endSnoozeOnClose, endSnoozeOnCustomerReply } from './tickets/snooze.js';
+import { slaTicketHook } from './sla/ticket-clock.js';
+import { registerMessageHook } from './conversation/hooks.js';
 
 let wired = false;
 
@@ -14,5 +16,9 @@ export function wireDomain(): void {
   wired = true;
   // Areas register their event consumers and lifecycle hooks here as they land.
   registerTicketHook('snooze', endSnoozeOnClose);
-  // With the conversation: registerMessageHook('snooze', endSnoozeOnCustomerReply) (src/tickets/snooze.ts).
+  registerTicketHook('sla', slaTicketHook);
+  registerMessageHook('snooze', endSnoozeOnCustomerReply);
+  // Public replies move the first- and next-response clocks (CONTRACT §11).
+  registerMessageHook('sla', (ctx, { ticket, message }) =>
+    slaTicketHook(ctx, { before: ticket, after: ticket, changed: new Set(), message: { is_agent: message.is_agent, is_private: message.is_private } }));
 }

@@ -15,6 +15,7 @@ import { customersRoutes } from './customers.js';
 import { ticketStreamRoutes } from './ticket-stream.js';
 import { ticketOpsRoutes } from './ticket-ops.js';
 import { conversationRoutes } from './conversation.js';
+import { slaRoutes } from './sla.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -34,4 +35,5 @@ export const allRoutes: RouteDef[] = [
   ...ticketStreamRoutes,
   ...ticketOpsRoutes,
   ...conversationRoutes,
+  ...slaRoutes,
 ] as RouteDef[];

@@ -29,7 +29,7 @@ export function patternMessage(pattern: string): string {
   return PATTERN_MESSAGES.get(pattern) ?? `must match the pattern ${pattern}`;
 }
 
-function withMessage(pattern: string, message: string): string {
+export function withMessage(pattern: string, message: string): string {
   PATTERN_MESSAGES.set(pattern, message);
   return pattern;
 }

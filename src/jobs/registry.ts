@@ -1,6 +1,7 @@
 import type { Deps } from '../core/context.js';
 import { sessionCleanup } from './session-cleanup.js';
 import { ticketUnsnooze } from './ticket-unsnooze.js';
+import { slaEscalation } from '../sla/escalation.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -28,6 +29,12 @@ export const JOBS: readonly JobDef[] = [
     description: 'Ends every ticket snooze whose time has come, recording ticket.unsnoozed on the timeline, in every tenant',
     schedule: '1m',
     run: ticketUnsnooze,
+  },
+  {
+    name: 'sla-escalation',
+    description: 'Records SLA warnings and breaches (once each) for the tickets whose next SLA instant has come, in every tenant',
+    schedule: '1m',
+    run: slaEscalation,
   },
 ];
 

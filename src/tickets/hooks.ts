@@ -13,6 +13,12 @@ export interface TicketChange {
   after: Ticket;
   /** Columns whose value changed (every set column on create). */
   changed: ReadonlySet<string>;
+  /**
+   * A message added by this change (not the one a ticket is created with): public staff and
+   * customer replies move the SLA clocks (CONTRACT §11). The conversation code sets it when it
+   * runs the hooks after adding a message.
+   */
+  message?: { is_agent: boolean; is_private: boolean };
 }
 
 export type TicketHook = (ctx: Ctx, change: TicketChange) => Promise<void>;

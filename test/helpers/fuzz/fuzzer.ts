@@ -44,6 +44,8 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^(user_id|email|name)$/, route: 'POST /tickets/:id/collaborators', reason: 'either user_id or email (with an optional name): a rule across fields' },
   { field: /^target_ticket_id$/, reason: 'must name another ticket than the path: a rule across fields' },
   { field: /^body(_html)?$/, route: 'POST /tickets/:id/messages', reason: 'body or body_html must hold text, HTML once sanitised: a rule across two fields' },
+  { field: /^(schedule\.)?[a-z]+day(\.(open|close))?$/, route: 'PUT /business-hours', reason: "a day's fields together: open and close both, close after open, a closed day carries nothing else" },
+  { field: /^schedule$/, route: 'PUT /business-hours', reason: 'one body shape or the other, not both' },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);

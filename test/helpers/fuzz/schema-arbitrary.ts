@@ -47,6 +47,7 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
   switch (schema.format) {
     case 'uuid': return fc.uuid();
     case 'date-time': return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+    case 'date': return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
     case 'email': return email(max);
     case 'uri': return fc.webUrl({ validSchemes: ['https', 'http'] }).filter((s) => fits(s) && matches(s) && textProblem(s) === null);
   }

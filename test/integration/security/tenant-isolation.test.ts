@@ -63,6 +63,9 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aMessage = (await call(env, 'POST', `/tickets/${aTicket.id}/messages`, { token: a.admin.token, body: { body: 'secret reply of tenant A' } })).json();
   const aForm = multipart([{ filename: 'secret-a.txt', type: 'text/plain', content: 'secret file of tenant A' }]);
   const aAttachment = (await call(env, 'POST', `/tickets/${aTicket.id}/messages/${aMessage.id}/attachments`, { token: a.admin.token, body: aForm.payload, headers: aForm.headers })).json().data[0];
+  // SLA configuration of A: a holiday, and A's priorities (created with the tenant); the type above.
+  const aHoliday = (await call(env, 'POST', '/business-hours/holidays', { token: a.admin.token, body: { name: 'Secret holiday', date: '2026-07-14' } })).json().id as string;
+  const aPriority = (await env.deps.db('priorities').where({ tenant_id: a.id, key: 'high' }).first('id')).id as string;
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
@@ -82,13 +85,17 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     entryId: entry.json().id,
     msgId: aMessage.id,
     attachments: aAttachment.id,
+    holidays: aHoliday,
+    priorityId: aPriority,
+    typeId: aType.id,
   };
   const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email,
     aKey.id, aKey.prefix, aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id,
     'Secret subject of A', 'SN-A-1', aOrg.id, 'Secret Org of A', 'tenant-a.example.com', aTeam.id,
     'Secret Team of A', aSkill.id, 'Secret Skill of A', aEvent.id, aMember.id, aOrgTicket.id,
     'Secret org ticket of A', aOtherTicket.id, link.json().id, entry.json().id, 'Secret body of A',
-    aMessage.id, 'secret reply of tenant A', aAttachment.id, 'secret-a.txt', 'secret file of tenant A'];
+    aMessage.id, 'secret reply of tenant A', aAttachment.id, 'secret-a.txt', 'secret file of tenant A',
+    aHoliday, aPriority];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));

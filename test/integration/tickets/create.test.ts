@@ -50,8 +50,11 @@ t.test('creating tickets', async (t) => {
       status_id: statuses.find((s: { key: string }) => s.key === 'new').id,
       priority_id: priorities.find((p: { key: string }) => p.key === 'normal').id,
       custom_fields: { serial: 'SN-1', plan: 'pro', urgent_flag: true, purchased: '2024-02-29' },
-      sla: { paused: false, resolution: { status: 'none', due_at: null } }, sla_due_at: null,
+      // The SLA clock (a lifecycle hook) has run in the create's transaction.
+      sla: { paused: false, first_response: { status: 'active' }, next_response: { status: 'none' }, resolution: { status: 'active' } },
     });
+    t.equal(ticket.sla_due_at, ticket.sla.resolution.due_at);
+    t.match(ticket.sla_due_at, /Z$/);
     const requester = await env.deps.db('users').where({ tenant_id: tenant.id, id: ticket.requester_id }).first();
     t.match(requester, { email: 'pat@example.com', name: 'Pat Doe', role: 'customer' });
 
@@ -66,7 +69,7 @@ t.test('creating tickets', async (t) => {
       ticket_id: ticket.id, actor_id: agent.id,
       data: {
         ticket_id: ticket.id, subject: 'Printer on fire', requester_id: requester.id, requester_name: 'Pat Doe', requester_email: 'pat@example.com',
-        organization_name: null, team_id: null, team_name: null, assignee_name: null, priority: 'normal', channel: 'api', sla_due_at: null,
+        organization_name: null, team_id: null, team_name: null, assignee_name: null, priority: 'normal', channel: 'api', sla_due_at: ticket.sla_due_at,
         body: 'Smoke everywhere', body_html: message.body_html,
       },
     });
