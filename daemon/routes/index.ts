@@ -6,6 +6,7 @@ import { usersRoutes } from './users.js';
 import { licenseRoutes } from './license.js';
 import { apiKeysRoutes } from './api-keys.js';
 import { auditLogRoutes } from './audit-log.js';
+import { webhooksRoutes } from './webhooks.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -16,4 +17,5 @@ export const allRoutes: RouteDef[] = [
   ...licenseRoutes,
   ...apiKeysRoutes,
   ...auditLogRoutes,
+  ...webhooksRoutes,
 ] as RouteDef[];

@@ -1,5 +1,6 @@
 import type { Deps } from '../core/context.js';
 import { sessionCleanup } from './session-cleanup.js';
+import { dispatchDue } from '../webhooks/dispatcher.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -21,6 +22,12 @@ export const JOBS: readonly JobDef[] = [
     description: 'Purges sessions expired or revoked over a week ago, and spent reset tokens, login challenges and login attempts over a day old, in every tenant',
     schedule: '1h',
     run: sessionCleanup,
+  },
+  {
+    name: 'webhook-dispatch',
+    description: 'Sends the webhook deliveries due now (first attempts and retries of the ladder) in every tenant; serve also dispatches on every commit',
+    schedule: '1m',
+    run: dispatchDue,
   },
 ];
 
