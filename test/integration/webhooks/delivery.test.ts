@@ -217,3 +217,20 @@ t.test('a rotated secret signs the next attempt', async (t) => {
   t.ok(verify(secret, got.raw, got.headers['x-helpdesk-signature']), 'signed with the new secret');
   t.notOk(verify(endpoint.secret, got.raw, got.headers['x-helpdesk-signature']), 'not with the old one');
 });
+
+t.test('the SSRF guard runs again at every connection: a name that resolves to loopback is refused', async (t) => {
+  const { env, tenant, receiver } = await setup(t);
+  const port = new URL(receiver.url).port;
+  // Registered while private targets were allowed (or before a DNS change): the connection still checks.
+  await createEndpoint(env, tenant, receiver, { url: `http://localhost:${port}/hook` });
+  await createEndpoint(env, tenant, receiver, { url: `http://127.0.0.1:${port}/hook` });
+  await createEndpoint(env, tenant, receiver, { url: `http://[::ffff:127.0.0.1]:${port}/hook` });
+  await statusChange(env, tenant);
+  const sender = new WebhookSender({ allowPrivate: false });
+  t.teardown(() => sender.close());
+  const totals = await new Dispatcher(env.deps, { sender }).drain(() => T0);
+  t.same(totals, { attempted: 3, delivered: 0, failed: 3, dead: 0 });
+  t.equal(receiver.received.length, 0, 'no request reached the loopback receiver');
+  const errors = (await env.deps.db('webhook_deliveries').where({ tenant_id: tenant.id }).pluck('error')).sort();
+  t.match(errors, [/^refused: (127\.0\.0\.1|::ffff:7f00:1|::ffff:127\.0\.0\.1) is a non-public address$/, /^refused: (127\.0\.0\.1|::ffff:7f00:1|::ffff:127\.0\.0\.1) is a non-public address$/, /^refused: localhost resolves to (127\.0\.0\.1|::1)/]);
+});
