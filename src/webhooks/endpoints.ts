@@ -85,7 +85,7 @@ export async function createEndpoint(ctx: Ctx, input: WebhookEndpointCreate): Pr
     url: input.url,
     secret_enc: ctx.deps.box.encrypt(secret),
     secret_last4: secret.slice(-4),
-    events: input.events,
+    events: [...new Set(input.events)],
     headers: JSON.stringify(input.headers ?? {}),
     active: input.active ?? true,
     created_at: ctx.now,
@@ -104,7 +104,7 @@ export async function updateEndpoint(ctx: Ctx, id: string, input: WebhookEndpoin
   const columns: Record<string, unknown> = { updated_at: ctx.now };
   if (input.name !== undefined) columns.name = input.name.trim();
   if (input.url !== undefined) columns.url = input.url;
-  if (input.events !== undefined) columns.events = input.events;
+  if (input.events !== undefined) columns.events = [...new Set(input.events)];
   if (input.headers !== undefined) columns.headers = JSON.stringify(input.headers);
   if (input.active !== undefined) columns.active = input.active;
   const [row] = await WebhookEndpoint.scoped(ctx).where('id', id).patch(columns as never).returning('*') as unknown as WebhookEndpoint[];

@@ -6,7 +6,8 @@ import { EVENT_TYPES } from '../events/types.js';
 /** Request and response schemas of /webhook-endpoints (SPEC "Webhook endpoint", CONTRACT §5–6). */
 export const MAX_HEADERS = 20;
 
-const EventList = Type.Array(StringEnum(EVENT_TYPES), { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true });
+// A name listed twice is taken once (the service de-duplicates), as a subscription is a set.
+const EventList = Type.Array(StringEnum(EVENT_TYPES), { minItems: 1, maxItems: 2 * EVENT_TYPES.length });
 // Header names are checked by the service (token characters, none of ours), naming the header.
 const StaticHeaders = Type.Record(Type.String(), Type.String({ maxLength: 1000 }), { maxProperties: MAX_HEADERS });
 

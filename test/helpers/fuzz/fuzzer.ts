@@ -29,6 +29,10 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^license$/, route: 'POST /license', reason: 'a licence signed with the trusted key' },
   { field: /^cursor$/, reason: 'an opaque cursor the API issued' },
   { field: /^to$/, route: 'GET /audit-log', reason: 'later than from: a rule across two fields' },
+  { field: /^url$/, route: 'POST /webhook-endpoints', reason: 'https:// and a public address: only DNS knows where a host points' },
+  { field: /^url$/, route: 'PATCH /webhook-endpoints/:id', reason: 'https:// and a public address: only DNS knows where a host points' },
+  { field: /^headers\./, route: 'POST /webhook-endpoints', reason: 'a header name of token characters, none of ours' },
+  { field: /^headers\./, route: 'PATCH /webhook-endpoints/:id', reason: 'a header name of token characters, none of ours' },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);

@@ -5,6 +5,8 @@ import { grantLicense, licenseKeys } from '../../helpers/license.js';
 import { CLI_ACTOR } from '../../../src/core/context.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
+import { createEndpoint } from '../../../src/webhooks/endpoints.js';
+import { emitTicketChange } from '../../../src/events/emit/ticket-change.js';
 
 /**
  * Walks EVERY registered route as tenant B, aimed at tenant A's resources, and asserts that B can
@@ -26,14 +28,25 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aCustomer = await userFixture(env, a.id, 'customer', 'secret-customer@tenant-a.example.com');
   const aAgent = await userFixture(env, a.id, 'agent', 'secret-agent@tenant-a.example.com');
   const aKey = await apiKeyFixture(env, a.id, a.admin.id, ['users:read']);
+  const aWebhook = await inTransaction(env.deps, { tenantId: a.id, actor: CLI_ACTOR, now: new Date() }, async (ctx) => {
+    const endpoint = await createEndpoint(ctx, { name: 'A hook', url: 'https://8.8.8.8/secret-hook-of-a', events: ['ticket.status_changed'] });
+    await emitTicketChange(ctx, 'ticket.status_changed', { ticketId: endpoint.id, from: 'Open', to: 'Pending' });
+    return endpoint;
+  });
+  const aDelivery = await env.deps.db('webhook_deliveries').where({ tenant_id: a.id }).first('id');
+  // Dead, so that a retry by A itself would be allowed: B must still get 404, not 409.
+  await env.deps.db('webhook_deliveries').where({ tenant_id: a.id }).update({ status: 'dead', next_attempt_at: null });
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
     users: aCustomer.id,
     'api-keys': aKey.id,
     userId: aAgent.id,
+    'webhook-endpoints': aWebhook.id,
+    'webhook-deliveries': aDelivery.id,
+    deliveryId: aDelivery.id,
   };
-  const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.id, aKey.prefix];
+  const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.id, aKey.prefix, aWebhook.id, aWebhook.url, aWebhook.secret, aDelivery.id];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
