@@ -36,6 +36,7 @@ export async function startDispatchLoop(deps: Deps, options: LoopOptions): Promi
     if (stopped) return;
     if (running) {
       again = true;
+      dispatcher.poke();
       return;
     }
     running = (async () => {
