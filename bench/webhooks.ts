@@ -86,7 +86,8 @@ async function main(): Promise<void> {
         }
       });
     }
-    const dispatcher = new Dispatcher(deps, { concurrency: 64, perEndpoint: 32, batchSize: 100 });
+    if (process.env.BENCH_ANALYZE) await deps.db.raw('analyze');
+    const dispatcher = new Dispatcher(deps, { concurrency: Number(process.env.BENCH_CONCURRENCY ?? 64), perEndpoint: Number(process.env.BENCH_PER_ENDPOINT ?? 32), batchSize: Number(process.env.BENCH_BATCH ?? 100) });
     const started = performance.now();
     const totals = await dispatcher.drain(() => new Date());
     const seconds = (performance.now() - started) / 1000;
