@@ -9,6 +9,7 @@ import { openDatabase, type OpenedDatabase } from '../src/db/open-database.js';
 import { migrateLatest } from '../src/db/migrations.js';
 import { bootstrapDefaultTenant, type CreatedTenant } from '../src/tenants/service.js';
 import { startJobManager, type JobManager } from '../src/jobs/manager.js';
+import { startDispatchLoop } from '../src/webhooks/dispatch-loop.js';
 import { buildApp } from './app.js';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 
@@ -79,6 +80,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     if (options.jobs) {
       const manager: JobManager = await startJobManager({ databaseUrl: database.url, log, logFormat: options.logFormat });
       undo.push(() => manager.stop());
+      // Webhooks leave on the commit's NOTIFY, not on the next scheduled run.
+      const dispatch = await startDispatchLoop(deps, { databaseUrl: database.url });
+      undo.push(() => dispatch.stop());
     }
 
     let url: string | null = null;

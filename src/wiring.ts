@@ -8,6 +8,8 @@ import { registerTicketHook } from './tickets/hooks.js';
 import { endSnoozeOnClose, endSnoozeOnCustomerReply } from './tickets/snooze.js';
 import { slaTicketHook } from './sla/ticket-clock.js';
 import { registerMessageHook } from './conversation/hooks.js';
+import { registerEventConsumer } from './events/consumers.js';
+import { enqueueDeliveries } from './webhooks/outbox.js';
 
 let wired = false;
 
@@ -21,4 +23,7 @@ export function wireDomain(): void {
   // Public replies move the first- and next-response clocks (CONTRACT §11).
   registerMessageHook('sla', (ctx, { ticket, message }) =>
     slaTicketHook(ctx, { before: ticket, after: ticket, changed: new Set(), message: { is_agent: message.is_agent, is_private: message.is_private } }));
+  registerEventConsumer('webhook-outbox', async (ctx, event) => {
+    await enqueueDeliveries(ctx, event);
+  });
 }

@@ -16,6 +16,7 @@ import { ticketStreamRoutes } from './ticket-stream.js';
 import { ticketOpsRoutes } from './ticket-ops.js';
 import { conversationRoutes } from './conversation.js';
 import { slaRoutes } from './sla.js';
+import { webhooksRoutes } from './webhooks.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -36,4 +37,5 @@ export const allRoutes: RouteDef[] = [
   ...ticketOpsRoutes,
   ...conversationRoutes,
   ...slaRoutes,
+  ...webhooksRoutes,
 ] as RouteDef[];

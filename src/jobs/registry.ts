@@ -2,6 +2,7 @@ import type { Deps } from '../core/context.js';
 import { sessionCleanup } from './session-cleanup.js';
 import { ticketUnsnooze } from './ticket-unsnooze.js';
 import { slaEscalation } from '../sla/escalation.js';
+import { dispatchDue } from '../webhooks/dispatcher.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -35,6 +36,12 @@ export const JOBS: readonly JobDef[] = [
     description: 'Records SLA warnings and breaches (once each) for the tickets whose next SLA instant has come, in every tenant',
     schedule: '1m',
     run: slaEscalation,
+  },
+  {
+    name: 'webhook-dispatch',
+    description: 'Sends the webhook deliveries due now (first attempts and retries of the ladder) in every tenant; serve also dispatches on every commit',
+    schedule: '1m',
+    run: dispatchDue,
   },
 ];
 

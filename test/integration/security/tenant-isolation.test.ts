@@ -8,6 +8,8 @@ import { createSession } from '../../../src/auth/sessions.js';
 import { recordEvent } from '../../../src/events/record.js';
 import { ticketFixture } from '../../helpers/ticket-fixture.js';
 import { multipart } from '../../helpers/conversation.js';
+import { createEndpoint } from '../../../src/webhooks/endpoints.js';
+import { emitTicketChange } from '../../../src/events/emit/ticket-change.js';
 
 /**
  * Walks EVERY registered route as tenant B, aimed at tenant A's resources, and asserts that B can
@@ -66,6 +68,14 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   // SLA configuration of A: a holiday, and A's priorities (created with the tenant); the type above.
   const aHoliday = (await call(env, 'POST', '/business-hours/holidays', { token: a.admin.token, body: { name: 'Secret holiday', date: '2026-07-14' } })).json().id as string;
   const aPriority = (await env.deps.db('priorities').where({ tenant_id: a.id, key: 'high' }).first('id')).id as string;
+  const aWebhook = await inTransaction(env.deps, { tenantId: a.id, actor: CLI_ACTOR, now: new Date() }, async (ctx) => {
+    const endpoint = await createEndpoint(ctx, { name: 'A hook', url: 'https://8.8.8.8/secret-hook-of-a', events: ['ticket.status_changed'] });
+    await emitTicketChange(ctx, 'ticket.status_changed', { ticketId: endpoint.id, from: 'Open', to: 'Pending' });
+    return endpoint;
+  });
+  const aDelivery = await env.deps.db('webhook_deliveries').where({ tenant_id: a.id }).first('id');
+  // Dead, so that a retry by A itself would be allowed: B must still get 404, not 409.
+  await env.deps.db('webhook_deliveries').where({ tenant_id: a.id }).update({ status: 'dead', next_attempt_at: null });
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
@@ -88,6 +98,9 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     holidays: aHoliday,
     priorityId: aPriority,
     typeId: aType.id,
+    'webhook-endpoints': aWebhook.id,
+    'webhook-deliveries': aDelivery.id,
+    deliveryId: aDelivery.id,
   };
   const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email,
     aKey.id, aKey.prefix, aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id,
@@ -95,7 +108,7 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     'Secret Team of A', aSkill.id, 'Secret Skill of A', aEvent.id, aMember.id, aOrgTicket.id,
     'Secret org ticket of A', aOtherTicket.id, link.json().id, entry.json().id, 'Secret body of A',
     aMessage.id, 'secret reply of tenant A', aAttachment.id, 'secret-a.txt', 'secret file of tenant A',
-    aHoliday, aPriority];
+    aHoliday, aPriority, aWebhook.id, aWebhook.url, aWebhook.secret, aDelivery.id];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));

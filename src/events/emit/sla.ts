@@ -1,0 +1,23 @@
+import type { Ctx } from '../../core/context.js';
+import { recordEvent } from '../record.js';
+
+/**
+ * SLA events: fired by the escalation worker, hence actor null. `from` is the breached (or, for a
+ * warning, the impending) deadline; `to` is empty.
+ */
+export const SLA_EVENT_TYPES = [
+  'ticket.sla_breached',
+  'ticket.first_response_breached',
+  'ticket.next_response_breached',
+  'ticket.sla_warning',
+] as const;
+
+export type SlaEventType = (typeof SLA_EVENT_TYPES)[number];
+
+export async function emitSlaEvent(ctx: Ctx, type: SlaEventType, input: { ticketId: string; dueAt: Date }): Promise<void> {
+  const from = input.dueAt.toISOString();
+  await recordEvent(ctx, {
+    type, subjectType: 'ticket', ticketId: input.ticketId, from, to: null, actor: null,
+    data: { ticket_id: input.ticketId, from, to: null, actor_id: null, actor_name: null },
+  });
+}

@@ -1,0 +1,21 @@
+import type { Ctx } from '../../core/context.js';
+import { recordEvent } from '../record.js';
+
+/** `ticket.message_created`: a customer reply, an agent reply or a private note. */
+export interface MessageCreatedPayload {
+  ticket_id: string;
+  message_id: string;
+  author_id: string | null;
+  author_name: string | null;
+  is_agent: boolean;
+  is_private: boolean;
+  body: string;
+  body_html: string;
+}
+
+export async function emitMessageCreated(ctx: Ctx, payload: MessageCreatedPayload): Promise<void> {
+  await recordEvent(ctx, {
+    type: 'ticket.message_created', subjectType: 'ticket', ticketId: payload.ticket_id,
+    actor: { id: payload.author_id, name: payload.author_name }, data: { ...payload },
+  });
+}

@@ -1,0 +1,31 @@
+import type { Ctx } from '../core/context.js';
+import { uuidv7 } from '../core/ids.js';
+import type { EventRecord } from '../events/models.js';
+import { isEventType } from '../events/types.js';
+import { WebhookDelivery, WebhookEndpoint } from './models.js';
+
+/**
+ * The transactional outbox (SPEC "Delivery rules" 3): registered as an event consumer, it runs in
+ * the transaction that records the event and inserts one pending delivery per active endpoint of
+ * the tenant subscribed to the event type. A rolled-back change therefore leaves no delivery; a
+ * committed one leaves every delivery it needs, and the commit's NOTIFY wakes the dispatchers.
+ */
+export async function enqueueDeliveries(ctx: Ctx, event: EventRecord): Promise<number> {
+  if (!isEventType(event.type)) return 0;
+  const endpoints = await WebhookEndpoint.scoped(ctx).where('active', true).whereRaw('? = any(events)', [event.type]).select('id');
+  if (!endpoints.length) return 0;
+  const at = ctx.now.getTime();
+  await WebhookDelivery.query(ctx.trx).insert(endpoints.map((endpoint) => ({
+    tenant_id: ctx.tenantId,
+    id: uuidv7(at),
+    endpoint_id: endpoint.id,
+    event_id: event.id,
+    event: event.type,
+    status: 'pending',
+    attempt: 0,
+    next_attempt_at: ctx.now,
+    created_at: ctx.now,
+    updated_at: ctx.now,
+  })) as never);
+  return endpoints.length;
+}
