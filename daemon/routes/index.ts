@@ -12,6 +12,12 @@ import { organizationsRoutes } from './organizations.js';
 import { teamsRoutes } from './teams.js';
 import { skillsRoutes } from './skills.js';
 import { customersRoutes } from './customers.js';
+import { tagsRoutes } from './tags.js';
+import { savedFiltersRoutes } from './saved-filters.js';
+import { macrosRoutes } from './macros.js';
+import { cannedResponsesRoutes } from './canned-responses.js';
+import { routingRulesRoutes } from './routing-rules.js';
+import { ticketToolsRoutes } from './ticket-tools.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -28,4 +34,10 @@ export const allRoutes: RouteDef[] = [
   ...teamsRoutes,
   ...skillsRoutes,
   ...customersRoutes,
+  ...tagsRoutes,
+  ...savedFiltersRoutes,
+  ...macrosRoutes,
+  ...cannedResponsesRoutes,
+  ...routingRulesRoutes,
+  ...ticketToolsRoutes,
 ] as RouteDef[];

@@ -1,5 +1,6 @@
 import type { Deps } from '../core/context.js';
 import { sessionCleanup } from './session-cleanup.js';
+import { routingTimeTrigger } from '../automation/time-trigger.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -21,6 +22,12 @@ export const JOBS: readonly JobDef[] = [
     description: 'Purges sessions expired or revoked over a week ago, and spent reset tokens, login challenges and login attempts over a day old, in every tenant',
     schedule: '1h',
     run: sessionCleanup,
+  },
+  {
+    name: 'routing-time-trigger',
+    description: 'Runs the routing rules with the time_trigger occasion over open, unassigned tickets (oldest first, 200 per tenant a run), assigning agents who have room by now',
+    schedule: '1m',
+    run: routingTimeTrigger,
   },
 ];
 

@@ -154,7 +154,8 @@ async function compileOne(
  * toLowerCase() in memory (they agree on every letter but a few special casings such as the
  * Turkish dotted I); order comparisons use the C collation, i.e. code-point order, as JS does.
  */
-type Row = Pick<Ticket, 'subject' | 'tags' | 'custom_fields'> & Record<string, unknown>;
+export type ConditionSubject = Pick<Ticket, 'subject' | 'tags' | 'custom_fields' | 'status_id' | 'priority_id' | 'type_id' | 'channel' | 'team_id' | 'assigned_agent_id'>;
+type Row = ConditionSubject;
 interface Evaluator<C extends Compiled> {
   sql(qb: QueryBuilderType<Ticket>, c: C): void;
   test(t: Row, c: C): boolean;
@@ -186,7 +187,7 @@ const EVALUATORS: ByKind = {
       }
     },
     test(t, c) {
-      const actual = (t[columnOf(c.column)] as string | null | undefined) ?? null;
+      const actual = ((t as unknown as Record<string, unknown>)[columnOf(c.column)] as string | null | undefined) ?? null;
       const hit = c.values.includes(actual);
       return c.operator === 'neq' ? !hit : hit;
     },
