@@ -25,7 +25,7 @@ export async function routingTimeTrigger(deps: Deps, now: Date): Promise<Record<
       const waiting = await Ticket.scoped(ctx)
         .whereNull('tickets.assigned_agent_id').whereNull('tickets.closed_at')
         .where((w) => w.whereNull('tickets.snoozed_until').orWhere('tickets.snoozed_until', '<=', now))
-        .whereExists(Ticket.relatedQuery('status').whereIn('statuses.category', ['new', 'open']))
+        .whereExists(Ticket.relatedQuery('status').whereIn('status.category', ['new', 'open']))
         .orderBy('tickets.created_at').orderBy('tickets.id').limit(TIME_TRIGGER_BATCH)
         .forUpdate().skipLocked();
       for (const ticket of waiting) {
