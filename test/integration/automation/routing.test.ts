@@ -27,6 +27,7 @@ t.test('routing rules', async (t) => {
   const customer = await userFixture(env, tenant.id, 'customer');
   const german = await post('/skills', { name: 'German' });
   const french = await post('/skills', { name: 'French' });
+  t.ok(french.id, 'a skill nobody has');
   for (const a of [a1, a2]) t.equal((await call(env, 'POST', `/users/${a.id}/skills/${german.id}`, { token: admin })).statusCode, 201);
   const dach = await post('/teams', { name: 'DACH' });
   const tier2 = await post('/teams', { name: 'Tier 2' });
