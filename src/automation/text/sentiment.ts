@@ -5,7 +5,7 @@ import { ownText, words } from './tokens.js';
  * text always gives the same answer, and the answer names the words that drove it.
  *
  * Sentiment: each lexicon word has a weight (-3…+3). A negator among the three words before it
- * ("not", "never", "n't"…) flips and dampens it (×-0.6); an intensifier right before it ("very",
+ * ("not", "never", "n't"…) flips and dampens it (×-0.75); an intensifier right before it ("very",
  * "extremely") multiplies it by 1.5; "but" halves what came before it (the clause after it is what
  * the writer means). The sum s is squashed to a score in (-1, 1) as s / √(s² + 15) (the
  * normalisation of the VADER method); ≥ 0.25 is positive, ≤ -0.25 negative, else neutral.
@@ -69,7 +69,7 @@ export function analyzeSentiment(body: string): SentimentResult {
     let weight = POSITIVE[w] ?? NEGATIVE[w];
     if (weight === undefined) continue;
     const before = tokens.slice(Math.max(0, i - 3), i);
-    if (before.some((b) => NEGATORS.has(b) || b.endsWith("n't"))) weight *= -0.6;
+    if (before.some((b) => NEGATORS.has(b) || b.endsWith("n't"))) weight *= -0.75;
     if (i > 0 && INTENSIFIERS.has(tokens[i - 1]!)) weight *= 1.5;
     contributions.push({ word: w, weight, index: i });
   }

@@ -174,5 +174,25 @@ t.test('agent productivity tools', async (t) => {
     t.equal((await call(env, 'GET', '/tickets/filter-values', { token: customer.token, query: { field: 'status' } })).statusCode, 403);
   });
 
+  await t.test('subject suggestion and sentiment through the API', async (t) => {
+    const ticket = await openTicket(env, admin, {
+      requester_id: customer.id, subject: 'Help',
+      body: 'Hi team,\n\nOur checkout is broken and customers cannot pay since the update. We are losing money, please fix this ASAP!!\n\nThanks',
+    });
+    const suggested = await call(env, 'POST', `/tickets/${ticket.id}/subject/suggest`, { token: agent.token, body: {} });
+    t.equal(suggested.statusCode, 200, suggested.body);
+    t.match(suggested.json(), { ticket_id: ticket.id, subject: /^Our checkout is broken and customers cannot pay/, message_id: String });
+    const analysed = await call(env, 'POST', `/tickets/${ticket.id}/sentiment/analyze`, { token: agent.token, body: {} });
+    t.equal(analysed.statusCode, 200, analysed.body);
+    t.match(analysed.json(), { sentiment: 'negative', urgency_level: 'high' });
+    t.ok(analysed.json().drivers.urgency.some((d: { word: string }) => d.word === 'asap'), 'names the words that drove it');
+    t.equal((await call(env, 'GET', `/tickets/${ticket.id}`, { token: admin })).json().subject, 'Help', 'a suggestion changes nothing');
+    const otherMessage = await call(env, 'POST', `/tickets/${ticket.id}/sentiment/analyze`, { token: agent.token, body: { message_id: ticket.id } });
+    t.equal(otherMessage.statusCode, 422);
+    t.equal(otherMessage.json().details[0].field, 'message_id');
+    t.equal((await call(env, 'POST', `/tickets/${foreignTicket.id}/subject/suggest`, { token: agent.token, body: {} })).statusCode, 404);
+    t.equal((await call(env, 'POST', `/tickets/${ticket.id}/sentiment/analyze`, { token: customer.token, body: {} })).statusCode, 403);
+  });
+
   t.same(env.guard.violations, []);
 });
