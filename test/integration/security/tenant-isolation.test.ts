@@ -43,6 +43,12 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   await aPost(`/teams/${aTeam.id}/members`, { user_id: aAgent.id, is_lead: true });
   const aSkill = await aPost('/skills', { name: 'Secret Skill of A' });
   await call(env, 'POST', `/users/${aAgent.id}/skills/${aSkill.id}`, { token: a.admin.token });
+  // Automation: a tag, a saved filter, a macro, a canned response and a routing rule of A.
+  const aTag = await aPost('/tags', { name: 'secret-tag-of-a', color: '#123456' });
+  const aFilter = await aPost('/saved-filters', { name: 'Secret filter of A', conditions: [{ field: 'tag', operator: 'eq', value: 'secret-tag-of-a' }] });
+  const aMacro = await aPost('/macros', { name: 'Secret macro of A', actions: [{ type: 'add_tag', value: 'secret-tag-of-a' }] });
+  const aCanned = await aPost('/canned-responses', { title: 'Secret canned of A', shortcut: 'secret-a', body: 'Secret canned body of A' });
+  const aRule = await aPost('/routing-rules', { name: 'Secret rule of A', conditions: [], actions: [{ type: 'require_skill', value: aSkill.id }] });
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
@@ -58,10 +64,18 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     skills: aSkill.id,
     skillId: aSkill.id,
     customers: aCustomer.id,
+    tags: aTag.id,
+    'saved-filters': aFilter.id,
+    macros: aMacro.id,
+    macroId: aMacro.id,
+    'canned-responses': aCanned.id,
+    'routing-rules': aRule.id,
   };
   const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email, aKey.id, aKey.prefix,
     aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id, 'Secret subject of A', 'SN-A-1',
-    aOrg.id, 'Secret Org of A', 'tenant-a.example.com', aTeam.id, 'Secret Team of A', aSkill.id, 'Secret Skill of A'];
+    aOrg.id, 'Secret Org of A', 'tenant-a.example.com', aTeam.id, 'Secret Team of A', aSkill.id, 'Secret Skill of A',
+    aTag.id, 'secret-tag-of-a', aFilter.id, 'Secret filter of A', aMacro.id, 'Secret macro of A', aCanned.id, 'Secret canned',
+    aRule.id, 'Secret rule of A'];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
