@@ -69,7 +69,7 @@ export async function createRoutingRule(ctx: Ctx, input: RoutingRuleCreate): Pro
   }
   const row = await saveName(name, () => RoutingRuleRecord.insertIn(ctx, {
     name, conditions: input.conditions, actions: input.actions, position, active: input.active ?? true,
-    triggers: input.triggers ?? [...ROUTING_TRIGGERS], created_at: ctx.now, updated_at: ctx.now,
+    triggers: [...new Set(input.triggers ?? ROUTING_TRIGGERS)], created_at: ctx.now, updated_at: ctx.now,
   }));
   await recordAudit(ctx, { action: 'routing_rule.created', resourceType: 'routing_rule', resourceId: row.id, changes: { ...routingRuleOut(row), id: undefined } });
   return routingRuleOut(row);
@@ -82,6 +82,7 @@ export async function updateRoutingRule(ctx: Ctx, id: string, input: RoutingRule
   for (const field of ['conditions', 'actions', 'position', 'active', 'triggers'] as const) {
     if (input[field] !== undefined) columns[field] = input[field];
   }
+  if (input.triggers) columns.triggers = [...new Set(input.triggers)];
   if (input.name !== undefined) columns.name = input.name.trim();
   const fields = ['name', 'conditions', 'actions', 'position', 'active', 'triggers'];
   const changes = diff(before as unknown as Record<string, unknown>, { ...before, ...columns }, fields);

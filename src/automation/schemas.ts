@@ -113,7 +113,7 @@ export const RenderedResponse = Type.Object({ body: Type.String() }, { $id: 'Ren
 // ---- Routing rules ----
 export const ROUTING_ACTIONS = ['set_team', 'set_priority', 'require_skill'] as const;
 const RoutingActions = Type.Array(ActionItem(ROUTING_ACTIONS), { minItems: 1, maxItems: MAX_ACTIONS });
-const Triggers = Type.Array(StringEnum(ROUTING_TRIGGERS), { minItems: 1, maxItems: 3, uniqueItems: true });
+const Triggers = Type.Array(StringEnum(ROUTING_TRIGGERS), { minItems: 1, maxItems: 3, description: 'Occasions the rule runs on (repeats count once)' });
 export const RoutingRule = Type.Object({
   id: Type.String(), name: Type.String(), conditions: Type.Array(ConditionOut), actions: Type.Array(ActionOut),
   position: Type.Integer(), active: Type.Boolean(), triggers: Type.Array(Type.String()),

@@ -74,7 +74,8 @@ export async function compileConditions(ctx: Ctx, input: unknown, name = 'condit
     if (extra.length) problems.push({ field: `${at}.${extra[0]}`, message: 'is not a condition property' });
     const { field, operator, value } = raw as Condition;
     if (typeof field !== 'string') { problems.push({ field: `${at}.field`, message: 'is required' }); continue; }
-    let allowed: readonly Operator[] | undefined = FIELD_OPERATORS[field];
+    // Own keys only: a field named `toString` or `__proto__` is simply unknown.
+    let allowed: readonly Operator[] | undefined = Object.hasOwn(FIELD_OPERATORS, field) ? FIELD_OPERATORS[field] : undefined;
     let custom: CustomField | undefined;
     if (field.startsWith('custom_fields.')) {
       custom = customFields.get(field.slice('custom_fields.'.length));
