@@ -84,7 +84,7 @@ t.test('CLI commands', async (t) => {
 
   await t.test('jobs list and run', async (t) => {
     const list = await runCommand(JobsList, ['--json'], env);
-    t.match(list.json(), [{ name: 'session-cleanup', schedule: '1h', description: String }]);
+    t.match(list.json(), [{ name: 'session-cleanup', schedule: '1h', description: String }, { name: 'routing-time-trigger', schedule: '1m', description: String }]);
     const run = await runCommand(JobsRun, ['session-cleanup', '--now', '2030-01-01T01:00:00+01:00', '--json'], env);
     t.equal(run.code, 0, run.stderr);
     t.match(run.json(), { name: 'session-cleanup', status: 'succeeded', simulated_now: '2030-01-01T00:00:00.000Z', result: { tenants: 2 } });
@@ -95,7 +95,7 @@ t.test('CLI commands', async (t) => {
 
     const unknown = await runCommand(JobsRun, ['nope', '--json'], env);
     t.equal(unknown.code, 3);
-    t.match(unknown.json().error, { code: 'resource_not_found', details: { known_jobs: ['session-cleanup'] } });
+    t.match(unknown.json().error, { code: 'resource_not_found', details: { known_jobs: ['session-cleanup', 'routing-time-trigger'] } });
     const badNow = await runCommand(JobsRun, ['session-cleanup', '--now', 'tomorrow', '--json'], env);
     t.equal(badNow.code, 2);
     t.same(badNow.json().error.details, [{ field: 'now', message: 'must be an RFC 3339 timestamp, e.g. 2030-01-01T00:00:00Z' }]);

@@ -105,7 +105,7 @@ t.test('job runner', async (t) => {
     const before = await db('job_runs').count<{ count: string }[]>('* as count');
     const error = await runJob(env.deps, 'no-such-job').catch((e: unknown) => e);
     t.ok(error instanceof AppError);
-    t.match(error, { code: 'resource_not_found', status: 404, details: { known_jobs: ['session-cleanup'] } });
+    t.match(error, { code: 'resource_not_found', status: 404, details: { known_jobs: ['session-cleanup', 'routing-time-trigger'] } });
     t.match((error as Error).message, /known jobs: session-cleanup/);
     const after = await db('job_runs').count<{ count: string }[]>('* as count');
     t.equal(after[0]!.count, before[0]!.count);
