@@ -170,5 +170,15 @@ t.test('routing rules', async (t) => {
     t.equal((await call(env, 'GET', `/tickets/${ticket.id}`, { token: admin })).json().team_id, billing.id, 'a later update routes again');
   });
 
+  await t.test('concurrent tickets cannot overfill an agent', async (t) => {
+    const rush = await post('/skills', { name: 'Rush' });
+    const solo = await userFixture(env, tenant.id, 'agent');
+    await call(env, 'PATCH', `/users/${solo.id}`, { token: admin, body: { max_concurrent_conversations: 1 } });
+    await call(env, 'POST', `/users/${solo.id}/skills/${rush.id}`, { token: admin });
+    await post('/routing-rules', { name: 'Rush', conditions: [{ field: 'tag', operator: 'eq', value: 'rush' }], actions: [{ type: 'require_skill', value: rush.id }] });
+    const created = await Promise.all([1, 2, 3, 4].map(() => openTicket(env, admin, { requester_id: customer.id, tags: ['rush'] })));
+    t.equal(created.filter((x) => x.assigned_agent_id === solo.id).length, 1, 'exactly one ticket for the agent with room for one');
+  });
+
   t.same(env.guard.violations, []);
 });
