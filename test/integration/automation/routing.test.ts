@@ -170,6 +170,13 @@ t.test('routing rules', async (t) => {
     t.equal((await call(env, 'GET', `/tickets/${ticket.id}`, { token: admin })).json().team_id, billing.id, 'a later update routes again');
   });
 
+  await t.test("a customer's own ticket is routed too", async (t) => {
+    await post('/routing-rules', { name: 'Portal', conditions: [{ field: 'subject', operator: 'contains', value: 'portal' }], actions: [{ type: 'set_team', value: 'tier 2' }] });
+    const res = await call(env, 'POST', '/tickets', { token: customer.token, body: { subject: 'Portal login', body: 'Cannot sign in' } });
+    t.equal(res.statusCode, 201, res.body);
+    t.equal(res.json().team_id, tier2.id);
+  });
+
   await t.test('concurrent tickets cannot overfill an agent', async (t) => {
     const rush = await post('/skills', { name: 'Rush' });
     const solo = await userFixture(env, tenant.id, 'agent');
