@@ -10,6 +10,7 @@ import { slaTicketHook } from './sla/ticket-clock.js';
 import { registerMessageHook } from './conversation/hooks.js';
 import { registerEventConsumer } from './events/consumers.js';
 import { enqueueDeliveries } from './webhooks/outbox.js';
+import { routingHook } from './automation/routing.js';
 
 let wired = false;
 
@@ -26,4 +27,7 @@ export function wireDomain(): void {
   registerEventConsumer('webhook-outbox', async (ctx, event) => {
     await enqueueDeliveries(ctx, event);
   });
+  // Routing stays the LAST ticket hook: on creation the SLA clock (and any other hook) has seen the
+  // ticket first, and routing's own changes re-run them through applyTicketChanges.
+  registerTicketHook('routing', routingHook);
 }

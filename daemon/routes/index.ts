@@ -17,6 +17,12 @@ import { ticketOpsRoutes } from './ticket-ops.js';
 import { conversationRoutes } from './conversation.js';
 import { slaRoutes } from './sla.js';
 import { webhooksRoutes } from './webhooks.js';
+import { tagsRoutes } from './tags.js';
+import { savedFiltersRoutes } from './saved-filters.js';
+import { macrosRoutes } from './macros.js';
+import { cannedResponsesRoutes } from './canned-responses.js';
+import { routingRulesRoutes } from './routing-rules.js';
+import { ticketToolsRoutes } from './ticket-tools.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -38,4 +44,10 @@ export const allRoutes: RouteDef[] = [
   ...conversationRoutes,
   ...slaRoutes,
   ...webhooksRoutes,
+  ...tagsRoutes,
+  ...savedFiltersRoutes,
+  ...macrosRoutes,
+  ...cannedResponsesRoutes,
+  ...routingRulesRoutes,
+  ...ticketToolsRoutes,
 ] as RouteDef[];

@@ -3,6 +3,7 @@ import { sessionCleanup } from './session-cleanup.js';
 import { ticketUnsnooze } from './ticket-unsnooze.js';
 import { slaEscalation } from '../sla/escalation.js';
 import { dispatchDue } from '../webhooks/dispatcher.js';
+import { routingTimeTrigger } from '../automation/time-trigger.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -42,6 +43,12 @@ export const JOBS: readonly JobDef[] = [
     description: 'Sends the webhook deliveries due now (first attempts and retries of the ladder) in every tenant; serve also dispatches on every commit',
     schedule: '1m',
     run: dispatchDue,
+  },
+  {
+    name: 'routing-time-trigger',
+    description: 'Runs the routing rules with the time_trigger occasion over open, unassigned tickets (oldest first, 200 per tenant a run), assigning agents who have room by now',
+    schedule: '1m',
+    run: routingTimeTrigger,
   },
 ];
 

@@ -8,8 +8,9 @@ import { CHANNELS, type Ticket } from './models.js';
 
 /**
  * The conditions language of CONTRACT §4: `[{field, operator, value}]`, all of which must hold.
- * Used by `GET /tickets?conditions=…` now, and by saved filters, macros and routing rules later
- * (`compileConditions` validates and resolves once; `applyConditions` filters a query).
+ * Used by `GET /tickets?conditions=…`, saved filters and routing rules (`compileConditions`
+ * validates and resolves once; `applyConditions` filters a query, `matchesConditions` tests one
+ * ticket in memory, both from the one definition below).
  *
  * | field | operators | value |
  * |---|---|---|
@@ -73,7 +74,8 @@ export async function compileConditions(ctx: Ctx, input: unknown, name = 'condit
     if (extra.length) problems.push({ field: `${at}.${extra[0]}`, message: 'is not a condition property' });
     const { field, operator, value } = raw as Condition;
     if (typeof field !== 'string') { problems.push({ field: `${at}.field`, message: 'is required' }); continue; }
-    let allowed: readonly Operator[] | undefined = FIELD_OPERATORS[field];
+    // Own keys only: a field named `toString` or `__proto__` is simply unknown.
+    let allowed: readonly Operator[] | undefined = Object.hasOwn(FIELD_OPERATORS, field) ? FIELD_OPERATORS[field] : undefined;
     let custom: CustomField | undefined;
     if (field.startsWith('custom_fields.')) {
       custom = customFields.get(field.slice('custom_fields.'.length));
@@ -133,7 +135,8 @@ async function compileOne(
     case 'team_id':
     case 'assigned_agent_id':
       if (!list.every((v) => v === null || isUuid(v))) { bad('must be a uuid or null'); return null; }
-      return { kind: 'column', column: `tickets.${field}`, operator: eqOp, values: list as Array<string | null> };
+      // Lowercased: the database compares uuids without case, the in-memory test compares text.
+      return { kind: 'column', column: `tickets.${field}`, operator: eqOp, values: (list as Array<string | null>).map((v) => v?.toLowerCase() ?? null) };
     case 'tag':
       if (!list.every(isText)) { bad('must be a tag name'); return null; }
       return { kind: 'tag', operator: eqOp, values: (list as string[]).map((t) => t.trim().toLowerCase()) };
@@ -144,49 +147,109 @@ async function compileOne(
   return null;
 }
 
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/**
+ * THE evaluator: each kind of condition states its SQL and its in-memory test side by side, so the
+ * ticket list (`applyConditions`) and the routing rules (`matchesConditions`) read one definition
+ * and cannot disagree (test/integration/automation/conditions-agree.test.ts checks both on
+ * generated tickets). Text comparisons that ignore case fold with lower() in SQL and
+ * toLowerCase() in memory (they agree on every letter but a few special casings such as the
+ * Turkish dotted I); order comparisons use the C collation, i.e. code-point order, as JS does.
+ */
+export type ConditionSubject = Pick<Ticket, 'subject' | 'tags' | 'custom_fields' | 'status_id' | 'priority_id' | 'type_id' | 'channel' | 'team_id' | 'assigned_agent_id'>;
+type Row = ConditionSubject;
+interface Evaluator<C extends Compiled> {
+  sql(qb: QueryBuilderType<Ticket>, c: C): void;
+  test(t: Row, c: C): boolean;
+}
+type ByKind = { [K in Compiled['kind']]: Evaluator<Extract<Compiled, { kind: K }>> };
+
+const containsFolded = (text: unknown, part: string) => typeof text === 'string' && text.toLowerCase().includes(part.toLowerCase());
+const columnOf = (column: string) => column.slice('tickets.'.length);
+const customText = (t: Row, key: string): string | null => {
+  const v = (t.custom_fields ?? {})[key];
+  // jsonb ->> gives the text of a scalar: strings as they are, true/false and numbers as JSON.
+  return v === undefined || v === null ? null : typeof v === 'string' ? v : JSON.stringify(v);
+};
+const customEquals = (t: Row, key: string, value: unknown) => (t.custom_fields ?? {})[key] === value;
+
+const EVALUATORS: ByKind = {
+  column: {
+    sql(qb, c) {
+      const present = c.values.filter((v): v is string => v !== null);
+      if (c.operator === 'neq') {
+        qb.where((w) => {
+          for (const v of c.values) v === null ? w.whereNotNull(c.column) : w.whereRaw('?? IS DISTINCT FROM ?', [c.column, v]);
+        });
+      } else {
+        qb.where((w) => {
+          if (present.length) w.whereIn(c.column, present);
+          if (c.values.includes(null)) w.orWhereNull(c.column);
+        });
+      }
+    },
+    test(t, c) {
+      const actual = ((t as unknown as Record<string, unknown>)[columnOf(c.column)] as string | null | undefined) ?? null;
+      const hit = c.values.includes(actual);
+      return c.operator === 'neq' ? !hit : hit;
+    },
+  },
+  tag: {
+    sql(qb, c) {
+      if (c.operator === 'neq') qb.whereRaw('NOT (tickets.tags @> ?::text[])', [c.values]);
+      else if (c.operator === 'eq') qb.whereRaw('tickets.tags @> ?::text[]', [c.values]);
+      else qb.whereRaw('tickets.tags && ?::text[]', [c.values]);
+    },
+    test(t, c) {
+      const tags = t.tags ?? [];
+      if (c.operator === 'in') return c.values.some((v) => tags.includes(v));
+      const all = c.values.every((v) => tags.includes(v));
+      return c.operator === 'eq' ? all : !all;
+    },
+  },
+  subject: {
+    sql(qb, c) {
+      if (c.operator === 'eq') qb.where('tickets.subject', c.value);
+      else if (c.operator === 'neq') qb.whereNot('tickets.subject', c.value);
+      else qb.whereRaw('strpos(lower(tickets.subject), lower(?)) > 0', [c.value]);
+    },
+    test(t, c) {
+      if (c.operator === 'eq') return t.subject === c.value;
+      if (c.operator === 'neq') return t.subject !== c.value;
+      return containsFolded(t.subject, c.value);
+    },
+  },
+  custom: {
+    sql(qb, c) {
+      const key = c.key;
+      const v = c.values[0];
+      const has = (x: unknown) => JSON.stringify({ [key]: x });
+      if (c.operator === 'eq') qb.whereRaw('tickets.custom_fields @> ?::jsonb', [has(v)]);
+      else if (c.operator === 'in') qb.where((w) => { for (const x of c.values) w.orWhereRaw('tickets.custom_fields @> ?::jsonb', [has(x)]); });
+      else if (c.operator === 'neq') qb.whereRaw('NOT (tickets.custom_fields @> ?::jsonb)', [has(v)]);
+      else if (c.operator === 'contains') qb.whereRaw('strpos(lower(tickets.custom_fields ->> ?), lower(?)) > 0', [key, String(v)]);
+      // Dates are stored as YYYY-MM-DD text, whose code-point order is the calendar's.
+      else if (c.operator === 'gt') qb.whereRaw('(tickets.custom_fields ->> ?) COLLATE "C" > ?', [key, v]);
+      else if (c.operator === 'lt') qb.whereRaw('(tickets.custom_fields ->> ?) COLLATE "C" < ?', [key, v]);
+    },
+    test(t, c) {
+      const v = c.values[0];
+      if (c.operator === 'eq') return customEquals(t, c.key, v);
+      if (c.operator === 'in') return c.values.some((x) => customEquals(t, c.key, x));
+      if (c.operator === 'neq') return !customEquals(t, c.key, v);
+      const text = customText(t, c.key);
+      if (text === null) return false;
+      if (c.operator === 'contains') return containsFolded(text, String(v));
+      return c.operator === 'gt' ? text > String(v) : text < String(v);
+    },
+  },
+};
 
 /** Adds the compiled conditions to a ticket query (AND). */
 export function applyConditions(qb: QueryBuilderType<Ticket>, conditions: readonly Compiled[]): void {
-  for (const c of conditions) {
-    switch (c.kind) {
-      case 'column': {
-        const present = c.values.filter((v): v is string => v !== null);
-        const wantsNull = c.values.includes(null);
-        if (c.operator === 'neq') {
-          qb.where((w) => {
-            for (const v of c.values) v === null ? w.whereNotNull(c.column) : w.whereRaw('?? IS DISTINCT FROM ?', [c.column, v]);
-          });
-        } else {
-          qb.where((w) => {
-            if (present.length) w.whereIn(c.column, present);
-            if (wantsNull) w.orWhereNull(c.column);
-          });
-        }
-        break;
-      }
-      case 'tag':
-        if (c.operator === 'neq') qb.whereRaw('NOT (tickets.tags @> ?::text[])', [c.values]);
-        else if (c.operator === 'eq') qb.whereRaw('tickets.tags @> ?::text[]', [c.values]);
-        else qb.whereRaw('tickets.tags && ?::text[]', [c.values]);
-        break;
-      case 'subject':
-        if (c.operator === 'eq') qb.where('tickets.subject', c.value);
-        else if (c.operator === 'neq') qb.whereNot('tickets.subject', c.value);
-        else qb.whereILike('tickets.subject', likePattern(c.value));
-        break;
-      case 'custom': {
-        const key = c.key;
-        const v = c.values[0];
-        if (c.operator === 'eq') qb.whereRaw('tickets.custom_fields @> ?::jsonb', [JSON.stringify({ [key]: v })]);
-        else if (c.operator === 'in') qb.where((w) => { for (const x of c.values) w.orWhereRaw('tickets.custom_fields @> ?::jsonb', [JSON.stringify({ [key]: x })]); });
-        else if (c.operator === 'neq') qb.whereRaw('NOT (tickets.custom_fields @> ?::jsonb)', [JSON.stringify({ [key]: v })]);
-        else if (c.operator === 'contains') qb.whereRaw("(tickets.custom_fields ->> ?) ILIKE ? ESCAPE '\\'", [key, likePattern(String(v))]);
-        // Dates are stored as YYYY-MM-DD text, whose order is the calendar's.
-        else if (c.operator === 'gt') qb.whereRaw('(tickets.custom_fields ->> ?) > ?', [key, v]);
-        else if (c.operator === 'lt') qb.whereRaw('(tickets.custom_fields ->> ?) < ?', [key, v]);
-        break;
-      }
-    }
-  }
+  for (const c of conditions) (EVALUATORS[c.kind] as Evaluator<Compiled>).sql(qb, c);
+}
+
+/** Does a ticket (a row as stored) meet every compiled condition? The list's rule, in memory. */
+export function matchesConditions(ticket: Row, conditions: readonly Compiled[]): boolean {
+  return conditions.every((c) => (EVALUATORS[c.kind] as Evaluator<Compiled>).test(ticket, c));
 }

@@ -50,6 +50,15 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^url$/, route: 'PATCH /webhook-endpoints/:id', reason: 'https:// and a public address: only DNS knows where a host points' },
   { field: /^headers\./, route: 'POST /webhook-endpoints', reason: 'a header name of token characters, none of ours' },
   { field: /^headers\./, route: 'PATCH /webhook-endpoints/:id', reason: 'a header name of token characters, none of ours' },
+  ...['POST /saved-filters', 'PATCH /saved-filters/:id', 'POST /routing-rules', 'PATCH /routing-rules/:id'].map((route) => (
+    { field: /^conditions(\.\d+(\.(field|operator|value))?)?$/, route, reason: "conditions over the tenant's vocabularies and custom fields" })),
+  ...['POST /macros', 'PATCH /macros/:id', 'POST /routing-rules', 'PATCH /routing-rules/:id'].map((route) => (
+    { field: /^actions\.\d+\.value$/, route, reason: "an action's value names a record of the tenant or is text of its kind" })),
+  ...['POST /canned-responses', 'PATCH /canned-responses/:id'].map((route) => ({ field: /^body$/, route, reason: 'placeholders of the known list only' })),
+  { field: /^ticket_id$/, route: 'POST /canned-responses/:id/render', reason: 'a ticket of the tenant' },
+  { field: /^field$/, route: 'GET /tickets/filter-values', reason: 'a condition field, or a custom field of the tenant' },
+  { field: /^message_id$/, reason: 'a message of the ticket' },
+  { field: /^ticket_ids$/, route: 'POST /tickets/bulk', reason: 'at least one change must come with the ids' },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);

@@ -6,7 +6,7 @@ import { AppError } from '../../../src/core/errors.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
 import { lockKey, runJob } from '../../../src/jobs/runner.js';
-import type { JobDef } from '../../../src/jobs/registry.js';
+import { JOBS, type JobDef } from '../../../src/jobs/registry.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -105,7 +105,7 @@ t.test('job runner', async (t) => {
     const before = await db('job_runs').count<{ count: string }[]>('* as count');
     const error = await runJob(env.deps, 'no-such-job').catch((e: unknown) => e);
     t.ok(error instanceof AppError);
-    t.match(error, { code: 'resource_not_found', status: 404, details: { known_jobs: ['session-cleanup', 'webhook-dispatch'] } });
+    t.match(error, { code: 'resource_not_found', status: 404, details: { known_jobs: JOBS.map((job) => job.name) } });
     t.match((error as Error).message, /known jobs: session-cleanup/);
     const after = await db('job_runs').count<{ count: string }[]>('* as count');
     t.equal(after[0]!.count, before[0]!.count);

@@ -76,6 +76,12 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aDelivery = await env.deps.db('webhook_deliveries').where({ tenant_id: a.id }).first('id');
   // Dead, so that a retry by A itself would be allowed: B must still get 404, not 409.
   await env.deps.db('webhook_deliveries').where({ tenant_id: a.id }).update({ status: 'dead', next_attempt_at: null });
+  // Automation: a tag, a saved filter, a macro, a canned response and a routing rule of A.
+  const aTag = await aPost('/tags', { name: 'secret-tag-of-a', color: '#123456' });
+  const aFilter = await aPost('/saved-filters', { name: 'Secret filter of A', conditions: [{ field: 'tag', operator: 'eq', value: 'secret-tag-of-a' }] });
+  const aMacro = await aPost('/macros', { name: 'Secret macro of A', actions: [{ type: 'add_tag', value: 'secret-tag-of-a' }] });
+  const aCanned = await aPost('/canned-responses', { title: 'Secret canned of A', shortcut: 'secret-a', body: 'Secret canned body of A' });
+  const aRule = await aPost('/routing-rules', { name: 'Secret rule of A', conditions: [], actions: [{ type: 'require_skill', value: aSkill.id }] });
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
@@ -101,6 +107,12 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     'webhook-endpoints': aWebhook.id,
     'webhook-deliveries': aDelivery.id,
     deliveryId: aDelivery.id,
+    tags: aTag.id,
+    'saved-filters': aFilter.id,
+    macros: aMacro.id,
+    macroId: aMacro.id,
+    'canned-responses': aCanned.id,
+    'routing-rules': aRule.id,
   };
   const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email,
     aKey.id, aKey.prefix, aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id,
@@ -108,7 +120,9 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     'Secret Team of A', aSkill.id, 'Secret Skill of A', aEvent.id, aMember.id, aOrgTicket.id,
     'Secret org ticket of A', aOtherTicket.id, link.json().id, entry.json().id, 'Secret body of A',
     aMessage.id, 'secret reply of tenant A', aAttachment.id, 'secret-a.txt', 'secret file of tenant A',
-    aHoliday, aPriority, aWebhook.id, aWebhook.url, aWebhook.secret, aDelivery.id];
+    aHoliday, aPriority, aWebhook.id, aWebhook.url, aWebhook.secret, aDelivery.id, aTag.id,
+    'secret-tag-of-a', aFilter.id, 'Secret filter of A', aMacro.id, 'Secret macro of A', aCanned.id,
+    'Secret canned', aRule.id, 'Secret rule of A'];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
