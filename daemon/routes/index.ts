@@ -13,6 +13,8 @@ import { teamsRoutes } from './teams.js';
 import { skillsRoutes } from './skills.js';
 import { customersRoutes } from './customers.js';
 import { ticketStreamRoutes } from './ticket-stream.js';
+import { csatFormRoutes, csatRoutes } from './csat.js';
+import { pushRoutes } from './push.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -30,4 +32,11 @@ export const allRoutes: RouteDef[] = [
   ...skillsRoutes,
   ...customersRoutes,
   ...ticketStreamRoutes,
+  ...csatRoutes,
+  ...pushRoutes,
 ] as RouteDef[];
+
+/** Routes that take an HTML form post (app.ts registers them with the form parser). */
+export const formRoutes: RouteDef[] = [
+  ...csatFormRoutes,
+];

@@ -1,5 +1,6 @@
 import type { Deps } from '../core/context.js';
 import { sessionCleanup } from './session-cleanup.js';
+import { pushSendJob } from '../push/send.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -21,6 +22,12 @@ export const JOBS: readonly JobDef[] = [
     description: 'Purges sessions expired or revoked over a week ago, and spent reset tokens, login challenges and login attempts over a day old, in every tenant',
     schedule: '1h',
     run: sessionCleanup,
+  },
+  {
+    name: 'push-send',
+    description: 'Sends browser pushes still due in every tenant: retries, and pushes a process could not send right after commit',
+    schedule: '1m',
+    run: pushSendJob,
   },
 ];
 
