@@ -254,7 +254,8 @@ export function registerRoute<S extends RouteSchema>(app: FastifyInstance, def: 
         : await def.handler(readContext(deps, ctxInput), input);
       if (reply.sent) return reply;
       if (def.stream) return sendStream(def as unknown as RouteDef, result as EventFeed, request, reply);
-      reply.code(status);
+      // A handler that answers a page (not JSON) may set its own status (reply.code); keep it.
+      if (reply.raw.statusCode === 200) reply.code(status);
       if (status === 204) return reply.send();
       return reply.send(result);
     },
