@@ -6,6 +6,7 @@ import { CLI_ACTOR } from '../../../src/core/context.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
 import { recordEvent } from '../../../src/events/record.js';
+import { csatUrlFor } from '../../../src/csat/surveys.js';
 
 /**
  * Walks EVERY registered route as tenant B, aimed at tenant A's resources, and asserts that B can
@@ -13,6 +14,9 @@ import { recordEvent } from '../../../src/events/record.js';
  * calls to token routes answer 401. Routes added later are walked too; a path parameter this test
  * cannot fill with one of A's ids fails the test until a fixture for it is added below.
  */
+
+// The walk grows with every route; give it time on a busy machine.
+t.setTimeout(300_000);
 
 t.test('no route lets one tenant reach another tenant', async (t) => {
   const keys = licenseKeys();
@@ -46,6 +50,17 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   await call(env, 'POST', `/users/${aAgent.id}/skills/${aSkill.id}`, { token: a.admin.token });
   // A committed ticket event of A: the live stream, replayed from the start (its example query),
   // must not carry it to B.
+  // A's browser push subscription (stored directly: its endpoint need not pass the outbound rules
+  // here) and a CSAT survey on A's ticket, with its token.
+  const aSubscription = { id: '01900000-0000-7000-8000-00000000a5b5', endpoint: 'https://push.tenant-a.example.com/secret-endpoint-of-a' };
+  await env.deps.db('push_subscriptions').insert({ tenant_id: a.id, id: aSubscription.id, user_id: aAgent.id, endpoint: aSubscription.endpoint,
+    p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM', auth: 'tBHItJI5svbpez7KI4CCXg', created_at: new Date() });
+  await call(env, 'PATCH', '/csat/settings', { token: a.admin.token, body: { enabled: true, question: 'Secret question of A' } });
+  const aResolved = (await call(env, 'GET', '/meta/statuses', { token: a.admin.token })).json().data.find((s: { key: string }) => s.key === 'resolved');
+  await call(env, 'PATCH', `/tickets/${aTicket.id}`, { token: a.admin.token, body: { status_id: aResolved.id } });
+  const aSurveyUrl = await inTransaction(env.deps, { tenantId: a.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => csatUrlFor(ctx, aTicket.id));
+  if (!aSurveyUrl) throw new Error('fixture: no CSAT survey for A\'s ticket');
+  const aSurveyToken = aSurveyUrl.split('/').pop()!;
   const aEvent = await inTransaction(env.deps, { tenantId: a.id, actor: CLI_ACTOR, now: new Date() }, (ctx) =>
     recordEvent(ctx, { type: 'ticket.created', subjectType: 'ticket', ticketId: aTicket.id, data: { requester_email: aCustomer.email } }));
 
@@ -63,11 +78,13 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     skills: aSkill.id,
     skillId: aSkill.id,
     customers: aCustomer.id,
+    subscriptions: aSubscription.id,
   };
   const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email,
     aKey.id, aKey.prefix, aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id,
     'Secret subject of A', 'SN-A-1', aOrg.id, 'Secret Org of A', 'tenant-a.example.com', aTeam.id,
-    'Secret Team of A', aSkill.id, 'Secret Skill of A', aEvent.id];
+    'Secret Team of A', aSkill.id, 'Secret Skill of A', aEvent.id,
+    aSubscription.id, aSubscription.endpoint, 'Secret question of A', aSurveyToken];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
