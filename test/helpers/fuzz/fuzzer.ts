@@ -34,6 +34,8 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^conditions(\.\d+(\.(field|operator|value))?)?$/, route: 'GET /tickets', reason: "conditions over the tenant's vocabularies and custom fields" },
   { field: /^key$/, route: 'POST /custom-fields', reason: 'a key that names no ticket field' },
   { field: /^options(\.\d+)?$/, reason: "options fit the field's kind: select needs them, other kinds take none" },
+  { field: /^endpoint$/, route: 'POST /push/subscriptions', reason: 'the URL of a push service that passes the outbound target rules' },
+  { field: /^keys\.(p256dh|auth)$/, route: 'POST /push/subscriptions', reason: 'a P-256 public key and a 16-byte secret a browser generated' },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);
@@ -158,7 +160,7 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
     const route = `${def.method} ${def.url}`;
     try {
       await fc.assert(
-        fc.asyncProperty(requestsFor(def, API_PREFIX, ids), identities, async (request, who) => {
+        fc.asyncProperty(requestsFor(def, def.root ? '' : API_PREFIX, ids), identities, async (request, who) => {
           sent += 1;
           await send(def, request, who);
         }),
