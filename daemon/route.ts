@@ -87,6 +87,12 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
    * GET only.
    */
   stream?: StreamDef;
+  /**
+   * The answer is an HTML page for people (text/html) rather than JSON: the handler sets the
+   * content type and returns the markup. A page route with a body takes an HTML form
+   * (application/x-www-form-urlencoded; app.ts registers it with that parser). The document says so.
+   */
+  page?: boolean;
   handler: (ctx: Ctx, input: HandlerInput<S>) => Promise<unknown>;
 }
 

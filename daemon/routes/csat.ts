@@ -56,7 +56,7 @@ export const csatRoutes = [
     handler: (ctx, { params, body }) => submitByToken(ctx.deps, inputOf(ctx, params.token), body),
   }),
   route({
-    method: 'GET', url: '/csat/:token', root: true, access: { kind: 'public' }, operationId: 'csat.page',
+    method: 'GET', url: '/csat/:token', root: true, page: true, access: { kind: 'public' }, operationId: 'csat.page',
     summary: 'The survey page (HTML); ?score=N records N at once (one click from the mail)', tags,
     description: 'Answers text/html. An unknown or expired token is 404 (an HTML page when the client accepts text/html).',
     transaction: false,
@@ -69,7 +69,7 @@ export const csatRoutes = [
 /** Routes that take an HTML form (application/x-www-form-urlencoded); app.ts gives them the parser. */
 export const csatFormRoutes = [
   route({
-    method: 'POST', url: '/csat/:token', root: true, access: { kind: 'public' }, operationId: 'csat.page.submit',
+    method: 'POST', url: '/csat/:token', root: true, page: true, access: { kind: 'public' }, operationId: 'csat.page.submit',
     summary: 'The survey page\'s form post (application/x-www-form-urlencoded); answers the page (HTML)', tags,
     description: 'Carries the form token of the page it came from; a cross-site post (Sec-Fetch-Site: cross-site) is refused.',
     errors: ['forbidden'],
