@@ -47,13 +47,11 @@ export async function updateProfile(ctx: Ctx, patch: ProfilePatch): Promise<Prof
     if (value !== undefined) changes[field] = value === null ? null : value.trim() || null;
   }
   const columns: Record<string, unknown> = { ...changes };
-  if (patch.notification_preferences) {
-    // A partial object changes only the keys it names.
-    const current = preferencesOf((before as { notification_preferences?: unknown }).notification_preferences);
-    columns.notification_preferences = { ...current, ...patch.notification_preferences };
-  }
-  const audited = diff({ ...before, notification_preferences: preferencesOf((before as { notification_preferences?: unknown }).notification_preferences) } as Record<string, unknown>,
-    { ...before, ...columns }, [...EDITABLE, 'notification_preferences']);
+  // Notification preferences: a partial object changes only the keys it names.
+  const current = preferencesOf((before as { notification_preferences?: unknown }).notification_preferences);
+  if (patch.notification_preferences) columns.notification_preferences = preferencesOf({ ...current, ...patch.notification_preferences });
+  const audited = diff({ ...before, notification_preferences: current } as Record<string, unknown>,
+    { ...before, notification_preferences: current, ...columns }, [...EDITABLE, 'notification_preferences']);
   if (!Object.keys(audited).length) return profileOut(before);
   if (columns.notification_preferences) columns.notification_preferences = JSON.stringify(columns.notification_preferences);
 
