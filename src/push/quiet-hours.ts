@@ -34,6 +34,7 @@ export function preferencesOf(stored: unknown): NotificationPreferences {
   return {
     email: typeof p.email === 'boolean' ? p.email : DEFAULT_PREFERENCES.email,
     push: typeof p.push === 'boolean' ? p.push : DEFAULT_PREFERENCES.push,
-    active_window: p.active_window ?? null,
+    // Days once each, in week order, however they were sent.
+    active_window: p.active_window ? { ...p.active_window, days: DAYS.filter((d) => p.active_window!.days.includes(d)) } : null,
   };
 }

@@ -31,7 +31,7 @@ const Clock = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', maxLengt
 export const ActiveWindow = Type.Object({
   start: Clock,
   end: Clock,
-  days: Type.Array(Type.Union(DAYS.map((d) => Type.Literal(d))), { minItems: 1, maxItems: 7, uniqueItems: true }),
+  days: Type.Array(Type.Union(DAYS.map((d) => Type.Literal(d))), { minItems: 1, maxItems: 7, description: 'Stored once each, in week order' }),
 }, { additionalProperties: false, description: 'When pushes may arrive; an end before the start runs past midnight' });
 
 export const NotificationPreferences = Type.Object({

@@ -110,7 +110,16 @@ export function schedulePushDrain(ctx: Ctx): void {
   });
 }
 
-/** The `push-send` job: everything due, in every tenant (retries, and pushes a crashed process left). */
-export function pushSendJob(deps: Deps, now: Date): Promise<Record<string, unknown>> {
-  return drainPushes(deps, now);
+/** Sent and failed pushes are kept this long (for inspection), then purged by the job. */
+const KEEP_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * The `push-send` job: everything due, in every tenant (retries, and pushes a crashed process
+ * left), then the purge of old sent and failed rows.
+ */
+export async function pushSendJob(deps: Deps, now: Date): Promise<Record<string, unknown>> {
+  const counts = await drainPushes(deps, now);
+  const purged = await deps.db('push_messages').whereIn('status', ['sent', 'failed']).where('created_at', '<', new Date(now.getTime() - KEEP_MS))
+    .comment('cross-tenant: the job purges every tenant\'s old pushes').delete();
+  return { ...counts, purged };
 }

@@ -167,8 +167,8 @@ t.test('preferences: push off and quiet hours drop the push; validation names th
   await openTicket(env, tenant.admin.token, { requester_id: customer.id });
   t.equal(await queuedFor(sub.id), 0, 'push off: dropped');
 
-  const on = await call(env, 'PATCH', '/auth/me', { token: agent.token, body: { notification_preferences: { push: true, active_window: { start: '00:00', end: '00:00', days: [today] } } } });
-  t.same(on.json().notification_preferences.active_window.days, [today]);
+  const on = await call(env, 'PATCH', '/auth/me', { token: agent.token, body: { notification_preferences: { push: true, active_window: { start: '00:00', end: '00:00', days: [today, today] } } } });
+  t.same(on.json().notification_preferences.active_window.days, [today], 'each day once');
   await openTicket(env, tenant.admin.token, { requester_id: customer.id });
   t.equal(await queuedFor(sub.id), 1, 'inside the window: sent');
   const audit = await env.deps.db('audit_log').where({ tenant_id: tenant.id, action: 'user.updated', resource_id: agent.id });
@@ -199,4 +199,8 @@ t.test('404/410 remove the subscription; other failures retry, then the job send
   t.match(run, { status: 'succeeded' });
   t.equal(service.for(flaky).length, 1, 'the job delivered it');
   t.equal((await env.deps.db('push_messages').where({ subscription_id: sFlaky.id }).first()).status, 'sent');
+
+  const later = await runJob(env.deps, 'push-send', { now: new Date(Date.now() + 8 * 24 * 3600_000) });
+  t.ok((later.result as { purged: number }).purged >= 1, 'a week later the job purges sent pushes');
+  t.equal(await queuedFor(sFlaky.id), 0);
 });
