@@ -39,15 +39,6 @@ export const CsatAnswer = Type.Object({
 }, { $id: 'CsatAnswer' });
 export type CsatAnswer = Static<typeof CsatAnswer>;
 
-/** `csat` on the ticket output: the latest rating, or null. */
-export const TicketCsat = Type.Union([Type.Object({
-  score: Type.Integer(),
-  comment: Type.Union([Type.String(), Type.Null()]),
-  reason: Type.Union([Type.String(), Type.Null()]),
-  submitted_at: Type.String(),
-}), Type.Null()]);
-export type TicketCsat = Static<typeof TicketCsat>;
-
 export const TokenParams = Type.Object({
   token: Type.String({ minLength: 1, maxLength: 100 }),
 }, { additionalProperties: false });
