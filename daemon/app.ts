@@ -14,7 +14,7 @@ import { metricsPlugin } from './plugins/metrics.js';
 import { requestIdFrom, requestIdPlugin } from './plugins/request-id.js';
 import { registerRoute, type RouteDef } from './route.js';
 import { streamsPlugin } from './sse.js';
-import { allRoutes } from './routes/index.js';
+import { allRoutes, formRoutes } from './routes/index.js';
 import { wireDomain } from '../src/wiring.js';
 
 declare module 'fastify' {
@@ -89,6 +89,14 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(swagger, openApiOptions(deps.config.siteUrl, () => app.routeDefs));
 
   for (const def of [...allRoutes, ...(options.extraRoutes ?? [])]) registerRoute(app, def);
+  // HTML forms post application/x-www-form-urlencoded: only the routes that serve a form accept it
+  // (an encapsulated context), the API stays JSON-only.
+  await app.register(async (forms) => {
+    forms.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+    for (const def of formRoutes) registerRoute(forms, def);
+  });
   await app.ready();
   return app;
 }

@@ -99,6 +99,12 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
    * shows `200` (and `206` with `ranges`) as binary content.
    */
   binary?: { description: string; ranges: boolean };
+  /**
+   * The answer is an HTML page for people (text/html) rather than JSON: the handler sets the
+   * content type and returns the markup. A page route with a body takes an HTML form
+   * (application/x-www-form-urlencoded; app.ts registers it with that parser). The document says so.
+   */
+  page?: boolean;
   handler: (ctx: Ctx, input: HandlerInput<S>) => Promise<unknown>;
 }
 
@@ -272,7 +278,8 @@ export function registerRoute<S extends RouteSchema>(app: FastifyInstance, def: 
       if (reply.sent) return reply;
       if (def.stream) return sendStream(def as unknown as RouteDef, result as EventFeed, request, reply);
       if (result instanceof BinaryReply) return reply.code(result.status).headers(result.headers).send(result.body);
-      reply.code(status);
+      // A handler that answers a page (not JSON) may set its own status (reply.code); keep it.
+      if (reply.raw.statusCode === 200) reply.code(status);
       if (status === 204) return reply.send();
       return reply.send(result);
     },

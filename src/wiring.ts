@@ -11,6 +11,8 @@ import { registerMessageHook } from './conversation/hooks.js';
 import { registerEventConsumer } from './events/consumers.js';
 import { enqueueDeliveries } from './webhooks/outbox.js';
 import { routingHook } from './automation/routing.js';
+import { onStatusChanged } from './csat/surveys.js';
+import { pushOnTicketEvent } from './push/fan-out.js';
 
 let wired = false;
 
@@ -30,4 +32,8 @@ export function wireDomain(): void {
   // Routing stays the LAST ticket hook: on creation the SLA clock (and any other hook) has seen the
   // ticket first, and routing's own changes re-run them through applyTicketChanges.
   registerTicketHook('routing', routingHook);
+  // CSAT first: a survey issued on entering the trigger category is there when the resolved mail
+  // (a later consumer) asks csatUrlFor() for its link.
+  registerEventConsumer('csat-surveys', onStatusChanged);
+  registerEventConsumer('push', pushOnTicketEvent);
 }

@@ -14,6 +14,16 @@ type Json = Record<string, any>;
 
 const SUCCESS_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content' };
 
+/** A page route answers text/html; a body it takes comes from an HTML form (JSON is accepted too). */
+function describePage(def: RouteDef, operation: Json): void {
+  const success = operation.responses?.[String(def.status ?? 200)] ?? {};
+  operation.responses = { ...operation.responses, [String(def.status ?? 200)]: { ...success, content: { 'text/html': { schema: { type: 'string' } } } } };
+  const body = operation.requestBody?.content;
+  if (body?.['application/json']) {
+    operation.requestBody.content = { 'application/x-www-form-urlencoded': body['application/json'], ...body };
+  }
+}
+
 /** Where a route sits in the document: `/api/v1/users/{id}`. */
 export function documentPath(def: RouteDef): string {
   return (def.root ? '' : API_PREFIX) + def.url.replace(/:(\w+)/g, '{$1}');
@@ -171,6 +181,7 @@ export function completeDocument(doc: Json, defs: readonly RouteDef[]): Json {
     if (headers.length) operation.parameters = [...(operation.parameters ?? []), ...headers];
 
     if (def.stream) describeStream(def, operation);
+    if (def.page) describePage(def, operation);
     hoist(doc, operation.requestBody, def.schema.body);
     for (const [status, response] of Object.entries(operation.responses as Json)) {
       if (response.description === 'Default Response') response.description = SUCCESS_TEXT[Number(status)] ?? 'Success';

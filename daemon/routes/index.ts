@@ -23,6 +23,8 @@ import { macrosRoutes } from './macros.js';
 import { cannedResponsesRoutes } from './canned-responses.js';
 import { routingRulesRoutes } from './routing-rules.js';
 import { ticketToolsRoutes } from './ticket-tools.js';
+import { csatFormRoutes, csatRoutes } from './csat.js';
+import { pushRoutes } from './push.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -50,4 +52,11 @@ export const allRoutes: RouteDef[] = [
   ...cannedResponsesRoutes,
   ...routingRulesRoutes,
   ...ticketToolsRoutes,
+  ...csatRoutes,
+  ...pushRoutes,
 ] as RouteDef[];
+
+/** Routes that take an HTML form post (app.ts registers them with the form parser). */
+export const formRoutes: RouteDef[] = [
+  ...csatFormRoutes,
+];

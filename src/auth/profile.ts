@@ -8,13 +8,16 @@ import type { Static } from '@sinclair/typebox';
 import { Profile, PROFILE_FIELDS } from './schemas.js';
 import { diff, recordAudit } from '../audit/service.js';
 import { currentUser } from './current-user.js';
+import { preferencesOf } from '../push/quiet-hours.js';
+import type { NotificationPreferencesPatch } from '../push/schemas.js';
 
 /** The caller's own profile (GET/PATCH /auth/me): the user record's profile fields. */
 export type ProfileOut = Static<typeof Profile>;
 
 export function profileOut(user: UserRow): ProfileOut {
   const full = userOut(user);
-  return Object.fromEntries(PROFILE_FIELDS.map((field) => [field, full[field]])) as ProfileOut;
+  const picked = Object.fromEntries(PROFILE_FIELDS.map((field) => [field, full[field]]));
+  return { ...picked, notification_preferences: preferencesOf((user as { notification_preferences?: unknown }).notification_preferences) } as ProfileOut;
 }
 
 export async function getProfile(ctx: Ctx): Promise<ProfileOut> {
@@ -28,6 +31,7 @@ export interface ProfilePatch {
   avatar_url?: string | null;
   timezone?: string | null;
   locale?: string | null;
+  notification_preferences?: NotificationPreferencesPatch;
 }
 
 const EDITABLE = ['name', 'phone', 'avatar_url', 'timezone', 'locale'] as const;
@@ -42,10 +46,16 @@ export async function updateProfile(ctx: Ctx, patch: ProfilePatch): Promise<Prof
     // Blank text clears a field like null does (a blank name was refused above).
     if (value !== undefined) changes[field] = value === null ? null : value.trim() || null;
   }
-  const audited = diff(before as unknown as Record<string, unknown>, { ...before, ...changes }, [...EDITABLE]);
+  const columns: Record<string, unknown> = { ...changes };
+  // Notification preferences: a partial object changes only the keys it names.
+  const current = preferencesOf((before as { notification_preferences?: unknown }).notification_preferences);
+  if (patch.notification_preferences) columns.notification_preferences = preferencesOf({ ...current, ...patch.notification_preferences });
+  const audited = diff({ ...before, notification_preferences: current } as Record<string, unknown>,
+    { ...before, notification_preferences: current, ...columns }, [...EDITABLE, 'notification_preferences']);
   if (!Object.keys(audited).length) return profileOut(before);
+  if (columns.notification_preferences) columns.notification_preferences = JSON.stringify(columns.notification_preferences);
 
-  const [after] = await UserRecord.scoped(ctx).where('id', before.id).patch({ ...changes, updated_at: ctx.now } as Partial<UserRow>).returning('*');
+  const [after] = await UserRecord.scoped(ctx).where('id', before.id).patch({ ...columns, updated_at: ctx.now } as Partial<UserRow>).returning('*');
   await recordAudit(ctx, { action: 'user.updated', resourceType: 'user', resourceId: before.id, changes: audited });
   return profileOut(after!);
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { profileFields, User, UserName } from '../directory/user-schemas.js';
 import { NewPassword } from './password-schema.js';
+import { NotificationPreferences, NotificationPreferencesPatch } from '../push/schemas.js';
 
 /**
  * TypeBox schemas of the session, profile and two-factor endpoints (CONTRACT §3). A new password
@@ -62,7 +63,11 @@ export const PROFILE_FIELDS = [
   'id', 'email', 'name', 'role', 'phone', 'avatar_url', 'timezone', 'locale', 'organization_id',
   'two_factor_enabled', 'last_login_at', 'created_at', 'updated_at',
 ] as const;
-export const Profile = Type.Pick(User, PROFILE_FIELDS, { $id: 'Profile' });
+// notification_preferences: mail and push switches and the active window (CONTRACT §14).
+export const Profile = Type.Composite([
+  Type.Pick(User, PROFILE_FIELDS),
+  Type.Object({ notification_preferences: NotificationPreferences }),
+], { $id: 'Profile' });
 
 export const ProfilePatch = Type.Object({
   // The same field rules as the staff directory's (user-schemas.ts).
@@ -71,6 +76,7 @@ export const ProfilePatch = Type.Object({
   avatar_url: profileFields.avatar_url,
   timezone: profileFields.timezone,
   locale: profileFields.locale,
+  notification_preferences: Type.Optional(NotificationPreferencesPatch),
 }, { $id: 'ProfilePatch', additionalProperties: false });
 
 export const PasswordChangeBody = Type.Object({

@@ -41,6 +41,13 @@ export interface Config {
    * with Last-Event-ID (spreads clients over daemons, bounds how long a stream outlives its token).
    */
   streamMaxMs: number;
+  /**
+   * HELPDESK_VAPID_PUBLIC_KEY / _PRIVATE_KEY: the instance's web push (VAPID) key pair, base64url of
+   * the raw 65-byte public and 32-byte private key. Unset: generated once into the data dir
+   * (src/push/vapid.ts); several daemons must share explicit keys.
+   */
+  vapidPublicKey: string | null;
+  vapidPrivateKey: string | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -112,5 +119,7 @@ export function loadConfig(env: Env = process.env): Config {
     noColor: nonEmpty(env.NO_COLOR) !== null,
     streamHeartbeatMs: intFrom(env, 'HELPDESK_STREAM_HEARTBEAT_SECONDS', 15, 1) * 1000,
     streamMaxMs: intFrom(env, 'HELPDESK_STREAM_MAX_SECONDS', 600, 1) * 1000,
+    vapidPublicKey: nonEmpty(env.HELPDESK_VAPID_PUBLIC_KEY),
+    vapidPrivateKey: nonEmpty(env.HELPDESK_VAPID_PRIVATE_KEY),
   };
 }

@@ -4,6 +4,7 @@ import { ticketUnsnooze } from './ticket-unsnooze.js';
 import { slaEscalation } from '../sla/escalation.js';
 import { dispatchDue } from '../webhooks/dispatcher.js';
 import { routingTimeTrigger } from '../automation/time-trigger.js';
+import { pushSendJob } from '../push/send.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -49,6 +50,12 @@ export const JOBS: readonly JobDef[] = [
     description: 'Runs the routing rules with the time_trigger occasion over open, unassigned tickets (oldest first, 200 per tenant a run), assigning agents who have room by now',
     schedule: '1m',
     run: routingTimeTrigger,
+  },
+  {
+    name: 'push-send',
+    description: 'Sends browser pushes still due in every tenant: retries, and pushes a process could not send right after commit',
+    schedule: '1m',
+    run: pushSendJob,
   },
 ];
 

@@ -43,6 +43,8 @@ export class Ticket extends TenantModel {
   declare closed_at: Date | null;
   declare snoozed_until: Date | null;
   declare merged_into_id: string | null;
+  /** The latest CSAT rating `{score, comment, reason, submitted_at}`, written by the csat area. */
+  declare csat: { score: number; comment: string | null; reason: string | null; submitted_at: string } | null;
   declare created_at: Date;
   declare updated_at: Date;
 

@@ -31,6 +31,8 @@ export function ticketOut(t: Ticket): TicketOut {
     closed_at: toRfc3339(t.closed_at),
     snoozed_until: toRfc3339(t.snoozed_until),
     merged_into_id: t.merged_into_id,
+    // The latest CSAT rating, kept on the ticket by the csat area (null until one is given).
+    csat: t.csat ?? null,
     created_at: toRfc3339(t.created_at)!,
     updated_at: toRfc3339(t.updated_at)!,
   };

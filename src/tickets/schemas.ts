@@ -43,6 +43,8 @@ export const TicketSchema = Type.Object({
   closed_at: Nullable(Type.String()),
   snoozed_until: Nullable(Type.String()),
   merged_into_id: Nullable(Type.String()),
+  /** CONTRACT §14: the latest CSAT rating, or null. */
+  csat: Nullable(Type.Object({ score: Type.Integer(), comment: Nullable(Type.String()), reason: Nullable(Type.String()), submitted_at: Type.String() })),
   created_at: Type.String(),
   updated_at: Type.String(),
 }, { $id: 'Ticket' });

@@ -59,6 +59,8 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^field$/, route: 'GET /tickets/filter-values', reason: 'a condition field, or a custom field of the tenant' },
   { field: /^message_id$/, reason: 'a message of the ticket' },
   { field: /^ticket_ids$/, route: 'POST /tickets/bulk', reason: 'at least one change must come with the ids' },
+  { field: /^endpoint$/, route: 'POST /push/subscriptions', reason: 'the URL of a push service that passes the outbound target rules' },
+  { field: /^keys\.(p256dh|auth)$/, route: 'POST /push/subscriptions', reason: 'a P-256 public key and a 16-byte secret a browser generated' },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);
@@ -221,7 +223,7 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
     const route = `${def.method} ${def.url}`;
     try {
       await fc.assert(
-        fc.asyncProperty(requestsFor(def, API_PREFIX, ids), identities, async (request, who) => {
+        fc.asyncProperty(requestsFor(def, def.root ? '' : API_PREFIX, ids), identities, async (request, who) => {
           sent += 1;
           await send(def, request, who);
         }),

@@ -11,8 +11,8 @@ t.test('GET and PATCH /auth/me', async (t) => {
   t.equal(me.statusCode, 200);
   const profile = me.json();
   t.same(Object.keys(profile).sort(), [
-    'avatar_url', 'created_at', 'email', 'id', 'last_login_at', 'locale', 'name', 'organization_id', 'phone', 'role', 'timezone',
-    'two_factor_enabled', 'updated_at',
+    'avatar_url', 'created_at', 'email', 'id', 'last_login_at', 'locale', 'name', 'notification_preferences', 'organization_id', 'phone',
+    'role', 'timezone', 'two_factor_enabled', 'updated_at',
   ]);
   t.match(profile, { id: customer.id, email: customer.email, role: 'customer', phone: null, timezone: null, created_at: /^\d{4}-.*\.\d{3}Z$/ });
   const viaKey = await call(env, 'GET', '/auth/me', { token: tenant.apiKey });

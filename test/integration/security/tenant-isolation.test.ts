@@ -10,6 +10,7 @@ import { ticketFixture } from '../../helpers/ticket-fixture.js';
 import { multipart } from '../../helpers/conversation.js';
 import { createEndpoint } from '../../../src/webhooks/endpoints.js';
 import { emitTicketChange } from '../../../src/events/emit/ticket-change.js';
+import { csatUrlFor } from '../../../src/csat/surveys.js';
 
 /**
  * Walks EVERY registered route as tenant B, aimed at tenant A's resources, and asserts that B can
@@ -17,6 +18,9 @@ import { emitTicketChange } from '../../../src/events/emit/ticket-change.js';
  * calls to token routes answer 401. Routes added later are walked too; a path parameter this test
  * cannot fill with one of A's ids fails the test until a fixture for it is added below.
  */
+
+// The walk grows with every route; give it time on a busy machine.
+t.setTimeout(300_000);
 
 t.test('no route lets one tenant reach another tenant', async (t) => {
   const keys = licenseKeys();
@@ -54,6 +58,17 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aOrgTicket = await aPost('/tickets', { subject: 'Secret org ticket of A', body: 'Secret', requester_id: aMember.id, team_id: aTeam.id });
   // A committed ticket event of A: the live stream, replayed from the start (its example query),
   // must not carry it to B.
+  // A's browser push subscription (stored directly: its endpoint need not pass the outbound rules
+  // here) and a CSAT survey on A's ticket, with its token.
+  const aSubscription = { id: '01900000-0000-7000-8000-00000000a5b5', endpoint: 'https://push.tenant-a.example.com/secret-endpoint-of-a' };
+  await env.deps.db('push_subscriptions').insert({ tenant_id: a.id, id: aSubscription.id, user_id: aAgent.id, endpoint: aSubscription.endpoint,
+    p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM', auth: 'tBHItJI5svbpez7KI4CCXg', created_at: new Date() });
+  await call(env, 'PATCH', '/csat/settings', { token: a.admin.token, body: { enabled: true, question: 'Secret question of A' } });
+  const aResolved = (await call(env, 'GET', '/meta/statuses', { token: a.admin.token })).json().data.find((s: { key: string }) => s.key === 'resolved');
+  await call(env, 'PATCH', `/tickets/${aTicket.id}`, { token: a.admin.token, body: { status_id: aResolved.id } });
+  const aSurveyUrl = await inTransaction(env.deps, { tenantId: a.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => csatUrlFor(ctx, aTicket.id));
+  if (!aSurveyUrl) throw new Error('fixture: no CSAT survey for A\'s ticket');
+  const aSurveyToken = aSurveyUrl.split('/').pop()!;
   const aEvent = await inTransaction(env.deps, { tenantId: a.id, actor: CLI_ACTOR, now: new Date() }, (ctx) =>
     recordEvent(ctx, { type: 'ticket.created', subjectType: 'ticket', ticketId: aTicket.id, data: { requester_email: aCustomer.email } }));
   // Ticket operations: a second ticket linked to the first, and a time entry.
@@ -113,6 +128,7 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     macroId: aMacro.id,
     'canned-responses': aCanned.id,
     'routing-rules': aRule.id,
+    subscriptions: aSubscription.id,
   };
   const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email,
     aKey.id, aKey.prefix, aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id,
@@ -122,7 +138,8 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     aMessage.id, 'secret reply of tenant A', aAttachment.id, 'secret-a.txt', 'secret file of tenant A',
     aHoliday, aPriority, aWebhook.id, aWebhook.url, aWebhook.secret, aDelivery.id, aTag.id,
     'secret-tag-of-a', aFilter.id, 'Secret filter of A', aMacro.id, 'Secret macro of A', aCanned.id,
-    'Secret canned', aRule.id, 'Secret rule of A'];
+    'Secret canned', aRule.id, 'Secret rule of A',
+    aSubscription.id, aSubscription.endpoint, 'Secret question of A', aSurveyToken];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));

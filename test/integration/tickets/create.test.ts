@@ -7,7 +7,7 @@ import { count, openTicket } from '../../helpers/tickets.js';
 const TICKET_FIELDS = [
   'id', 'ticket_number', 'subject', 'status_id', 'priority_id', 'type_id', 'requester_id', 'assigned_agent_id', 'team_id',
   'organization_id', 'channel', 'tags', 'custom_fields', 'summary', 'resolution_code', 'sla_due_at', 'sla', 'first_responded_at',
-  'resolved_at', 'closed_at', 'snoozed_until', 'merged_into_id', 'created_at', 'updated_at',
+  'resolved_at', 'closed_at', 'snoozed_until', 'merged_into_id', 'csat', 'created_at', 'updated_at',
 ].sort();
 
 t.test('creating tickets', async (t) => {

@@ -1,0 +1,85 @@
+import type { Ctx } from '../core/context.js';
+import { scoped, insertScoped } from '../db/tenant-scope.js';
+import { uuidv7 } from '../core/ids.js';
+import type { EventRecord } from '../events/models.js';
+import { preferencesOf, withinActiveWindow } from './quiet-hours.js';
+import { schedulePushDrain } from './send.js';
+
+/**
+ * Who gets a browser push, decided inside the change's transaction (CONTRACT §14), as an event
+ * consumer registered in src/wiring.ts:
+ * - `ticket.created`: every active staff member of the ticket's team, or every active staff user
+ *   when it has no team; not the person who opened it.
+ * - `ticket.assignee_changed` on an `urgent` ticket: the new assignee, unless they assigned it to
+ *   themselves. Sent with `Urgency: high`.
+ * A user with push switched off, or outside their active window at the moment of the change, gets
+ * nothing: the push is dropped, not deferred. Rows go to `push_messages`; after commit the sender
+ * is woken (never awaited by the request), and the `push-send` job catches anything left over.
+ */
+export const PUSH_TTL_SECONDS = { normal: 24 * 3600, urgent: 3600 } as const;
+
+interface Recipient { id: string; timezone: string | null; notification_preferences: unknown }
+
+async function staffRecipients(ctx: Ctx, teamId: string | null): Promise<Recipient[]> {
+  const query = scoped(ctx, 'users').where('users.active', true).whereIn('users.role', ['admin', 'agent'])
+    .select('users.id', 'users.timezone', 'users.notification_preferences');
+  if (teamId) {
+    query.join('team_members', function () {
+      this.on('team_members.tenant_id', 'users.tenant_id').andOn('team_members.user_id', 'users.id');
+    }).where('team_members.team_id', teamId);
+  }
+  return query;
+}
+
+async function ticketFacts(ctx: Ctx, ticketId: string) {
+  return scoped(ctx, 'tickets').where('tickets.id', ticketId)
+    .join('priorities', function () { this.on('priorities.tenant_id', 'tickets.tenant_id').andOn('priorities.id', 'tickets.priority_id'); })
+    .first('tickets.id', 'tickets.ticket_number', 'tickets.subject', 'tickets.team_id', 'tickets.assigned_agent_id', 'priorities.key as priority_key');
+}
+
+async function queuePushes(ctx: Ctx, recipients: Recipient[], payload: Record<string, unknown>, urgent: boolean): Promise<number> {
+  const allowed = recipients
+    .filter((r) => r.id !== ctx.actor.userId)
+    .filter((r) => {
+      const prefs = preferencesOf(r.notification_preferences);
+      return prefs.push && withinActiveWindow(prefs, r.timezone, ctx.now);
+    });
+  if (!allowed.length) return 0;
+  const subscriptions = await scoped(ctx, 'push_subscriptions').whereIn('user_id', allowed.map((r) => r.id)).select('id');
+  if (!subscriptions.length) return 0;
+  await insertScoped(ctx, 'push_messages', subscriptions.map((s: { id: string }) => ({
+    id: uuidv7(ctx.now.getTime()),
+    subscription_id: s.id,
+    payload: JSON.stringify(payload),
+    urgency: urgent ? 'high' : 'normal',
+    ttl_seconds: urgent ? PUSH_TTL_SECONDS.urgent : PUSH_TTL_SECONDS.normal,
+    next_attempt_at: ctx.now,
+    created_at: ctx.now,
+  })));
+  schedulePushDrain(ctx);
+  return subscriptions.length;
+}
+
+function ticketUrl(ctx: Ctx, ticketId: string): string {
+  return `${ctx.deps.config.siteUrl}/tickets/${ticketId}`;
+}
+
+export async function pushOnTicketEvent(ctx: Ctx, event: EventRecord): Promise<void> {
+  if (!event.ticket_id) return;
+  if (event.type === 'ticket.created') {
+    const ticket = await ticketFacts(ctx, event.ticket_id);
+    if (!ticket) return;
+    await queuePushes(ctx, await staffRecipients(ctx, ticket.team_id), {
+      type: 'ticket.created', ticket_id: ticket.id, ticket_number: Number(ticket.ticket_number), subject: ticket.subject, url: ticketUrl(ctx, ticket.id),
+    }, ticket.priority_key === 'urgent');
+  } else if (event.type === 'ticket.assignee_changed') {
+    const assigneeId = (event.data as { to_id?: string | null }).to_id;
+    if (!assigneeId || assigneeId === ctx.actor.userId) return;
+    const ticket = await ticketFacts(ctx, event.ticket_id);
+    if (!ticket || ticket.priority_key !== 'urgent') return;
+    const recipients = (await staffRecipients(ctx, null)).filter((r) => r.id === assigneeId);
+    await queuePushes(ctx, recipients, {
+      type: 'ticket.urgent_assigned', ticket_id: ticket.id, ticket_number: Number(ticket.ticket_number), subject: ticket.subject, url: ticketUrl(ctx, ticket.id),
+    }, true);
+  }
+}
