@@ -11,7 +11,7 @@ import { identifyPlugin } from './plugins/identify.js';
 import { memoryStore, rateLimitPlugin, redisStore, requestCounter } from './plugins/rate-limit.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { requestIdFrom, requestIdPlugin } from './plugins/request-id.js';
-import { registerRoute, type RouteDef } from './route.js';
+import { RAW_BODY_TYPES, registerRoute, type RouteDef } from './route.js';
 import { allRoutes } from './routes/index.js';
 import { wireDomain } from '../src/wiring.js';
 
@@ -69,6 +69,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       done(null, value);
     });
   });
+
+  // Raw message bodies (the inbound mail route): bytes as they came, bounded per route.
+  app.addContentTypeParser([...RAW_BODY_TYPES], { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   errorsPlugin(app);
   textGuardPlugin(app);

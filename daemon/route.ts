@@ -76,10 +76,19 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
   example?: { body?: unknown; query?: Record<string, string> };
   /** With `access: {kind: 'token'}` and no scope or roles: any signed-in user may call it. */
   authenticatedOnly?: boolean;
+  /**
+   * The body is raw bytes of one media type (the inbound mail route's `message/rfc822`) instead of
+   * JSON: the handler gets a Buffer, up to `maxBytes`; other content types answer 415. The
+   * OpenAPI document shows it as a binary body. Only such routes accept these types.
+   */
+  rawBody?: { contentType: string; maxBytes: number; description: string };
   handler: (ctx: Ctx, input: HandlerInput<S>) => Promise<unknown>;
 }
 
 export const API_PREFIX = '/api/v1';
+
+/** Media types parsed as raw bytes (daemon/app.ts registers their parser); see RouteDef.rawBody. */
+export const RAW_BODY_TYPES = new Set(['message/rfc822']);
 
 /** Identity a request carries once identified (see plugins/identify.ts). */
 export interface RequestIdentity {
@@ -164,6 +173,7 @@ export function registerRoute<S extends RouteSchema>(app: FastifyInstance, def: 
   app.route({
     method: def.method,
     url,
+    ...(def.rawBody ? { bodyLimit: def.rawBody.maxBytes } : {}),
     schema: {
       summary: def.summary,
       tags: def.tags,
@@ -178,6 +188,12 @@ export function registerRoute<S extends RouteSchema>(app: FastifyInstance, def: 
     onRequest: async (request) => {
       request.routeDef = def as unknown as RouteDef;
       await enforce(def as unknown as RouteDef, request, deps);
+      // Raw bodies only where declared, and only of the declared type.
+      const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      const raw = RAW_BODY_TYPES.has(type);
+      if (def.rawBody ? type !== def.rawBody.contentType : raw) {
+        throw errors.unsupportedMediaType(`Content type ${type || '(none)'} is not supported; send ${def.rawBody?.contentType ?? 'application/json'}`);
+      }
     },
     handler: async (request, reply) => {
       const input = {

@@ -81,6 +81,15 @@ function hoist(doc: Json, holder: Json | undefined, schema: TSchema | undefined)
   media.schema = { $ref: `#/components/schemas/${name}` };
 }
 
+/** The body of a raw-body route (RouteDef.rawBody): bytes of one media type. */
+function rawRequestBody(raw: NonNullable<RouteDef['rawBody']>): Json {
+  return {
+    required: true,
+    description: `${raw.description} (at most ${raw.maxBytes} bytes)`,
+    content: { [raw.contentType]: { schema: { type: 'string', format: 'binary', maxLength: raw.maxBytes } } },
+  };
+}
+
 export function completeDocument(doc: Json, defs: readonly RouteDef[]): Json {
   doc.components ??= {};
   doc.components.schemas ??= {};
@@ -103,6 +112,7 @@ export function completeDocument(doc: Json, defs: readonly RouteDef[]): Json {
     if (headers.length) operation.parameters = [...(operation.parameters ?? []), ...headers];
 
     hoist(doc, operation.requestBody, def.schema.body);
+    if (def.rawBody) operation.requestBody = rawRequestBody(def.rawBody);
     for (const [status, response] of Object.entries(operation.responses as Json)) {
       if (response.description === 'Default Response') response.description = SUCCESS_TEXT[Number(status)] ?? 'Success';
       response.headers = { ...commonHeaders(), ...response.headers };

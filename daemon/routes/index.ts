@@ -12,6 +12,7 @@ import { organizationsRoutes } from './organizations.js';
 import { teamsRoutes } from './teams.js';
 import { skillsRoutes } from './skills.js';
 import { customersRoutes } from './customers.js';
+import { mailRoutes } from './mail.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -28,4 +29,5 @@ export const allRoutes: RouteDef[] = [
   ...teamsRoutes,
   ...skillsRoutes,
   ...customersRoutes,
+  ...mailRoutes,
 ] as RouteDef[];

@@ -87,6 +87,7 @@ export const errors = {
     new AppError('rate_limited', `${message}; retry after ${retryAfterSeconds} s`, undefined, {
       'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))),
     }),
+  unsupportedMediaType: (message: string) => new AppError('unsupported_media_type', message),
   notReady: (details?: unknown) => new AppError('not_ready', 'The service is not ready', details),
   internal: () => new AppError('internal_error', 'An internal error occurred'),
 };

@@ -1,5 +1,7 @@
 import type { Deps } from '../core/context.js';
 import { sessionCleanup } from './session-cleanup.js';
+import { sendDueNotifications } from '../mail/send.js';
+import { fetchMail } from '../mail/imap-fetch.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -21,6 +23,18 @@ export const JOBS: readonly JobDef[] = [
     description: 'Purges sessions expired or revoked over a week ago, and spent reset tokens, login challenges and login attempts over a day old, in every tenant',
     schedule: '1h',
     run: sessionCleanup,
+  },
+  {
+    name: 'mail-send',
+    description: 'Sends due notification mail from the outbox and retries failures after 1, 5 and 30 minutes before marking them failed',
+    schedule: '30s',
+    run: async (deps, now) => ({ ...(await sendDueNotifications(deps, now)) }),
+  },
+  {
+    name: 'mail-fetch',
+    description: "Polls every tenant's IMAP mailbox whose interval has passed and turns new messages into tickets and replies",
+    schedule: '30s',
+    run: async (deps, now) => ({ ...(await fetchMail(deps, now)) }),
   },
 ];
 

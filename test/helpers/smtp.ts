@@ -9,6 +9,8 @@ import type { Test } from 'tap';
 export interface ReceivedMail {
   to: string[];
   raw: string;
+  /** The bytes as received (for a MIME parser; `raw` is decoded for reading). */
+  source: Buffer;
 }
 
 export interface SmtpSink {
@@ -32,8 +34,10 @@ export async function smtpSink(t: Test): Promise<SmtpSink> {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('utf8');
+        const source = Buffer.concat(chunks);
+        const raw = source.toString('utf8');
         messages.push({
+          source,
           to: session.envelope.rcptTo.map((r) => r.address),
           raw: /quoted-printable/i.test(raw) ? decodeQuotedPrintable(raw) : raw,
         });
