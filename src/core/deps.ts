@@ -5,6 +5,7 @@ import { SecretBox } from './crypto.js';
 import { createLogger, type Logger } from './logging.js';
 import { createDb } from '../db/connection.js';
 import { createMailer } from '../mail/mailer.js';
+import { closeTransports } from '../mail/transports.js';
 
 /** Builds the process-wide collaborators from configuration and a database URL. */
 export function createDeps(config: Config, databaseUrl: string, options: { log?: Logger; poolMax?: number } = {}): Deps {
@@ -25,6 +26,7 @@ export function createDeps(config: Config, databaseUrl: string, options: { log?:
 
 export async function closeDeps(deps: Deps): Promise<void> {
   deps.mailer.close();
+  closeTransports();
   deps.redis?.disconnect();
   await deps.db.destroy();
 }

@@ -40,18 +40,11 @@ async function valuesFor(ctx: Ctx, ticket: Ticket, event: EventRecord, identifie
   };
 }
 
-/** The customer's first Message-ID when the ticket came by mail: the head of the thread. */
-async function firstInboundId(ctx: Ctx, ticketId: string): Promise<string | null> {
-  const row = await MailMessageId.scoped(ctx).where({ ticket_id: ticketId, direction: 'in' }).orderBy('created_at').orderBy('id').first();
-  return row?.message_id ?? null;
-}
-
 async function enqueue(ctx: Ctx, event: EventRecord, ticket: Ticket, identifier: Identifier, recipients: Recipient[], domain: string): Promise<string[]> {
   const ids: string[] = [];
   const values = await valuesFor(ctx, ticket, event, identifier);
-  const root = rootMessageId(ticket.id, domain);
-  const first = await firstInboundId(ctx, ticket.id);
-  const references = first ? [first, root] : [root];
+  // The customer's own first Message-ID is put before the root at send time (send.ts).
+  const references = [rootMessageId(ticket.id, domain)];
   for (const recipient of recipients) {
     const text = await templateFor(ctx, identifier, recipient.locale);
     const bodyHtml = renderHtml(text.body_html, values);

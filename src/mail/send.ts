@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Deps } from '../core/context.js';
 import type { NotificationRecord } from './models.js';
 import { loadMailSettings } from './settings-store.js';
@@ -15,7 +16,19 @@ const BATCH = 50;
 
 export interface SendFilter { tenantId?: string; ids?: string[] }
 
-async function sendOne(target: SmtpTarget, row: NotificationRecord): Promise<void> {
+/**
+ * The thread's head: when the ticket came by mail, the customer's own first Message-ID goes
+ * before our root id. Looked up at send time because the ticket of an inbound mail is known only
+ * once the create that notifies has returned.
+ */
+async function threadOf(trx: Knex.Transaction, row: NotificationRecord): Promise<string[]> {
+  if (!row.ticket_id) return row.references;
+  const first = await trx('mail_message_ids').where({ tenant_id: row.tenant_id, ticket_id: row.ticket_id, direction: 'in' })
+    .orderBy('created_at').orderBy('id').first('message_id') as { message_id: string } | undefined;
+  return first && !row.references.includes(first.message_id) ? [first.message_id, ...row.references] : row.references;
+}
+
+async function sendOne(target: SmtpTarget, row: NotificationRecord, references: string[]): Promise<void> {
   await target.transport.sendMail({
     from: target.from,
     to: row.to_address,
@@ -23,8 +36,8 @@ async function sendOne(target: SmtpTarget, row: NotificationRecord): Promise<voi
     text: row.body_text,
     html: row.body_html,
     messageId: row.message_id,
-    inReplyTo: row.in_reply_to ?? undefined,
-    references: row.references,
+    inReplyTo: references[0],
+    references,
     headers: { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All' },
   });
 }
@@ -55,7 +68,7 @@ export async function sendDueNotifications(deps: Deps, now: Date, filter: SendFi
         else if (target instanceof Error) error = target.message;
         else {
           try {
-            await sendOne(target, row);
+            await sendOne(target, row, await threadOf(trx, row));
           } catch (failure) {
             error = failure instanceof Error ? failure.message : String(failure);
           }
