@@ -24,10 +24,17 @@ function decodeQuotedPrintable(raw: string): string {
   return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
-export async function smtpSink(t: Test): Promise<SmtpSink> {
+/** With `users`, the receiver checks a login (PLAIN/LOGIN) against them; without, anyone may send. */
+export async function smtpSink(t: Test, options: { users?: Record<string, string> } = {}): Promise<SmtpSink> {
   const messages: ReceivedMail[] = [];
+  const users = options.users;
   const server = new SMTPServer({
-    authOptional: true,
+    authOptional: !users,
+    allowInsecureAuth: true,
+    onAuth(auth, _session, callback) {
+      if (users && auth.username && users[auth.username] === auth.password) return callback(null, { user: auth.username });
+      callback(new Error('Invalid username or password'));
+    },
     disabledCommands: ['STARTTLS'],
     logger: false,
     onData(stream, session, callback) {
