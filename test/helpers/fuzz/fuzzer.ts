@@ -10,6 +10,7 @@ import { CLI_ACTOR } from '../../../src/core/context.js';
 import { ERROR_TABLE, type ErrorCode } from '../../../src/core/errors.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
+import { inboundTokenFor } from '../../../src/mail/inbound-token.js';
 
 /**
  * The API fuzzer: sends generated requests (requests.ts) to routes of a real app, as an admin, a
@@ -34,6 +35,7 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^conditions(\.\d+(\.(field|operator|value))?)?$/, route: 'GET /tickets', reason: "conditions over the tenant's vocabularies and custom fields" },
   { field: /^key$/, route: 'POST /custom-fields', reason: 'a key that names no ticket field' },
   { field: /^options(\.\d+)?$/, reason: "options fit the field's kind: select needs them, other kinds take none" },
+  { field: /^(smtp|imap)\.host$/, route: 'POST /mail-settings', reason: 'a host that resolves to a public address (the outbound-target rules)' },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);
@@ -72,9 +74,11 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
   const snapshot = await snapshotQuery(env.deps.db);
 
   /** Real ids where a fixture exists, else a random one (then 404 is the documented answer). */
-  const ids: IdPool = (segment) => {
+  const ids: IdPool = (segment, param) => {
     if (segment === 'users') return [customer.id, agent.id, tenant.admin.id, randomUUID()];
     if (segment === 'api-keys') return [key.id, randomUUID()];
+    if (segment === 'inbound' && param === 'token') return [inboundTokenFor(env.deps.box, tenant.id), randomUUID()];
+    if (param === 'identifier') return ['ticket.created.customer', 'sla.warning', 'no.such.template'];
     return [randomUUID()];
   };
 

@@ -98,6 +98,8 @@ function refusedNumbers(schema: Schema): number[] {
   return HUGE.filter((n) => (schema.maximum !== undefined && n > schema.maximum) || (schema.minimum !== undefined && n < schema.minimum) || (integer && !Number.isInteger(n)));
 }
 
+const VALID_MAIL = 'From: Fuzz <fuzz@customer.example>\r\nSubject: Fuzz\r\n\r\nA message from the fuzzer.\r\n';
+
 export function requestsFor(def: RouteDef, prefix: string, ids: IdPool): fc.Arbitrary<FuzzRequest> {
   const bodySchema = def.schema.body as Schema | undefined;
   const querySchema = def.schema.querystring as Schema | undefined;
@@ -118,7 +120,9 @@ export function requestsFor(def: RouteDef, prefix: string, ids: IdPool): fc.Arbi
     ...(raw ?? (parts.body !== undefined ? { payload: JSON.stringify(parts.body), contentType: 'application/json' } : {})),
   });
 
-  const variants: Array<fc.Arbitrary<FuzzRequest>> = [validParts.map((p) => build('valid', 'valid', p))];
+  // A raw-body route's valid body is a small message of its media type (the inbound mail route).
+  const validRaw = def.rawBody ? { payload: VALID_MAIL, contentType: def.rawBody.contentType } : undefined;
+  const variants: Array<fc.Arbitrary<FuzzRequest>> = [validParts.map((p) => build('valid', 'valid', p, validRaw))];
   const weightOfValid = 4;
 
   if (bodySchema && typesOf(bodySchema).includes('object')) {
