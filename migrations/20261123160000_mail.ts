@@ -6,8 +6,9 @@ import type { Knex } from 'knex';
  * (re-delivery detection, threading, the per-sender rate limit).
  *
  * Rule 2 as everywhere: tenant_id first in every primary key, unique index and foreign key. The
- * outbox's claim index is instance-wide on purpose (the mail-send job walks every tenant). The inbound token is derived from the tenant id with a keyed HMAC (src/mail/
- * inbound-token.ts), so it needs no column.
+ * outbox's claim index is instance-wide on purpose (the mail-send job walks every tenant). The
+ * inbound token is derived from the tenant id with a keyed HMAC (src/mail/inbound-token.ts), so
+ * it needs no column.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`

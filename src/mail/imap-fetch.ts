@@ -11,8 +11,8 @@ import type { MailSettingsRow } from './settings-store.js';
  *   the next message (a message imported twice is caught by its Message-ID).
  * - A changed UIDVALIDITY means the UIDs were renumbered: the mailbox is read again from its
  *   start, and Message-IDs keep that from creating duplicates.
- * - Each tenant is polled on its own, with short network time-outs, and a failure is recorded in
- *   `imap_error` and logged: one broken mailbox never stalls another.
+ * - Each tenant is polled on its own (four at a time), with short network time-outs, and a failure
+ *   is recorded in `imap_error` and logged: one broken mailbox never stalls another.
  */
 const MAX_PER_RUN = 200;
 
@@ -62,9 +62,21 @@ export async function pollMailbox(deps: Deps, settings: MailSettingsRow, now: Da
   return { imported, ignored };
 }
 
+/** Mailboxes polled at once: a slow or hanging server holds up its own slot only. */
+const PARALLEL = 4;
+
 export async function fetchMail(deps: Deps, now: Date): Promise<Totals> {
   const totals: Totals = { tenants: 0, imported: 0, ignored: 0, failed_tenants: 0 };
-  for (const settings of await dueMailboxes(deps, now)) {
+  const queue = await dueMailboxes(deps, now);
+  const worker = async () => {
+    for (let settings = queue.shift(); settings; settings = queue.shift()) await pollOne(deps, settings, now, totals);
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, worker));
+  return totals;
+}
+
+async function pollOne(deps: Deps, settings: MailSettingsRow, now: Date, totals: Totals): Promise<void> {
+  {
     totals.tenants += 1;
     try {
       const result = await pollMailbox(deps, settings, now);
@@ -78,5 +90,4 @@ export async function fetchMail(deps: Deps, now: Date): Promise<Totals> {
       await setState(deps, settings.tenant_id, { imap_polled_at: now, imap_error: message.slice(0, 1000) });
     }
   }
-  return totals;
 }
