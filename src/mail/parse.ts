@@ -57,7 +57,7 @@ export function stripQuotedText(text: string): string {
   const lines = text.slice(0, at).split(/\r?\n/);
   lines.pop(); // the marker's own line, as far as it was quoted ("> ##- Reply…")
   while (lines.length && /^\s*(>.*)?$/.test(lines[lines.length - 1]!)) lines.pop();
-  if (lines.length && /wrote:\s*$|schrieb:\s*$|a écrit\s*:\s*$/i.test(lines[lines.length - 1]!)) lines.pop();
+  if (lines.length && /(wrote|schrieb|écrit)\b.*:\s*$/i.test(lines[lines.length - 1]!)) lines.pop();
   return lines.join('\n').trim();
 }
 
