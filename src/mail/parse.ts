@@ -22,6 +22,8 @@ export interface InboundMail {
   files: { filename: string; contentType: string; content: Buffer; inline: boolean }[];
 }
 
+/** Files beyond the attachment limit (HELPDESK_ATTACHMENT_MAX_BYTES' default) are noted, not kept. */
+export const FILE_MAX_BYTES = 25 * 1024 * 1024;
 const SUBJECT_MAX = 500;
 const TEXT_MAX = 100_000;
 const HTML_MAX = 400_000;
@@ -82,6 +84,7 @@ export async function parseInbound(raw: Buffer): Promise<InboundMail | null> {
   if (!text && html) text = htmlToText(html);
   let calendarReply: string | null = null;
   const files: InboundMail['files'] = [];
+  const omitted: string[] = [];
   for (const a of mail.attachments) {
     if (a.contentType === 'text/calendar' || a.contentType === 'application/ics') {
       const ics = a.content.toString('utf8');
@@ -90,8 +93,13 @@ export async function parseInbound(raw: Buffer): Promise<InboundMail | null> {
         continue;
       }
     }
+    const filename = (a.filename || (a.contentType.startsWith('image/') ? 'image' : 'attachment')).replace(/[\u0000-\u001f\u007f/\\]/g, '_').slice(0, 255);
+    if (a.content.length > FILE_MAX_BYTES) {
+      omitted.push(`[Attachment ${filename} (${a.content.length} bytes) was not kept: it is over the limit of ${FILE_MAX_BYTES} bytes]`);
+      continue;
+    }
     files.push({
-      filename: a.filename || (a.contentType.startsWith('image/') ? 'image' : 'attachment'),
+      filename,
       contentType: a.contentType || 'application/octet-stream',
       content: a.content,
       inline: a.contentDisposition === 'inline' || a.related === true,
@@ -106,7 +114,7 @@ export async function parseInbound(raw: Buffer): Promise<InboundMail | null> {
       : `<sha256.${createHash('sha256').update(raw).digest('hex')}@inbound.invalid>`,
     references,
     subject: (mail.subject ?? '').replace(/\s+/g, ' ').trim().slice(0, SUBJECT_MAX) || '(no subject)',
-    text: text.slice(0, TEXT_MAX) || '(no text)',
+    text: [text.slice(0, TEXT_MAX) || '(no text)', ...omitted].join('\n\n'),
     html,
     autoReply: isAutoReply(mail),
     calendarReply,

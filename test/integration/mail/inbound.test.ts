@@ -192,6 +192,11 @@ t.test('inbound mail', async (t) => {
     t.equal(res.statusCode, 202, res.body.slice(0, 300));
     const file = await env.deps.db('attachments').where({ tenant_id: tenant.id, message_id: res.json().message_id }).first();
     t.equal(Number(file.size), big.length);
+    const over = await compose({ from: 'bigger@customer.example', subject: 'Too big', text: 'Attached', attachments: [{ filename: 'huge.img', content: Buffer.alloc(25 * 1024 * 1024 + 1, 1) }] });
+    const kept = (await deliver(env, path, over)).json();
+    t.equal(kept.created_ticket, true, 'a file over the attachment limit does not lose the message');
+    t.equal(await env.deps.db('attachments').where({ tenant_id: tenant.id, message_id: kept.message_id }).count({ n: '*' }).then((r) => Number(r[0]!.n)), 0);
+    t.match((await messagesOf(env, tenant.id, kept.ticket_id))[0].body, /Attachment huge\.img \(26214401 bytes\) was not kept/);
     const tooBig = await env.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'message/rfc822' }, payload: Buffer.alloc(41 * 1024 * 1024, 65) });
     t.equal(tooBig.statusCode, 413);
   });
