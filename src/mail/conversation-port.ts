@@ -70,8 +70,16 @@ export async function addTicketMessage(ctx: Ctx, ticketId: string, input: NewMai
 
 export interface MailFile { filename: string; contentType: string; content: Buffer; inline: boolean }
 
-/** Keeps one attachment (or inline image) of an inbound mail on its message. */
-export async function storeMailAttachment(ctx: Ctx, ticketId: string, messageId: string, file: MailFile, after?: string): Promise<string> {
+/**
+ * Keeps one attachment (or inline image) of an inbound mail on its message. `written` collects the
+ * stored paths so the caller can remove them if the transaction rolls back (the row goes with it).
+ */
+/** Removes files stored by a transaction that did not commit. */
+export async function removeStoredFiles(paths: string[]): Promise<void> {
+  await Promise.all(paths.map((path) => rm(path, { force: true })));
+}
+
+export async function storeMailAttachment(ctx: Ctx, ticketId: string, messageId: string, file: MailFile, written: string[], after?: string): Promise<string> {
   let id = uuidv7(ctx.now.getTime());
   while (after && id <= after) id = uuidv7(ctx.now.getTime());
   const key = `${ctx.tenantId}/${id}`;
@@ -79,7 +87,7 @@ export async function storeMailAttachment(ctx: Ctx, ticketId: string, messageId:
   await mkdir(dirname(path), { recursive: true });
   await writeFile(`${path}.partial`, file.content, { mode: 0o600, flag: 'wx' });
   await rename(`${path}.partial`, path);
-  // A rolled-back import must not leave the file behind: removed unless the row commits.
+  written.push(path);
   try {
     await Attachment.insertIn(ctx, {
       id, ticket_id: ticketId, message_id: messageId, uploaded_by: null,

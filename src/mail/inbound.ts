@@ -7,7 +7,7 @@ import { createTicket } from '../tickets/create.js';
 import { Message, Ticket } from '../tickets/models.js';
 import { Status } from '../vocab/models.js';
 import { handleCalendarReply } from './calendar-replies.js';
-import { addMailCollaborators, addTicketMessage, collaboratorAddresses, storeMailAttachment } from './conversation-port.js';
+import { addMailCollaborators, addTicketMessage, collaboratorAddresses, removeStoredFiles, storeMailAttachment } from './conversation-port.js';
 import { MailMessageId } from './models.js';
 import { parseInbound, type InboundMail } from './parse.js';
 import type { InboundAnswer } from './schemas.js';
@@ -63,12 +63,12 @@ async function threadOf(ctx: Ctx, mail: InboundMail, known: UserRow | null): Pro
   return collaborators.some((c) => c.email.toLowerCase() === mail.from!.address) ? ticket : null;
 }
 
-async function storeFiles(ctx: Ctx, ticketId: string, messageId: string, mail: InboundMail): Promise<void> {
+async function storeFiles(ctx: Ctx, ticketId: string, messageId: string, mail: InboundMail, written: string[]): Promise<void> {
   let last: string | undefined;
-  for (const file of mail.files) last = await storeMailAttachment(ctx, ticketId, messageId, file, last);
+  for (const file of mail.files) last = await storeMailAttachment(ctx, ticketId, messageId, file, written, last);
 }
 
-async function accept(ctx: Ctx, mail: InboundMail): Promise<InboundAnswer> {
+async function accept(ctx: Ctx, mail: InboundMail, written: string[]): Promise<InboundAnswer> {
   const from = mail.from!;
   if (await MailMessageId.scoped(ctx).where({ direction: 'in', message_id: mail.messageId }).first()) return { ignored: 'duplicate' };
   const hourAgo = new Date(ctx.now.getTime() - 3_600_000);
@@ -95,7 +95,7 @@ async function accept(ctx: Ctx, mail: InboundMail): Promise<InboundAnswer> {
       body: mail.text, ...(mail.html ? { body_html: mail.html } : {}), channel: 'email',
       author: { id: author.id, name: author.name, isAgent: isStaff(author) },
     });
-    await storeFiles(ctx, ticket.id, message.id, mail);
+    await storeFiles(ctx, ticket.id, message.id, mail, written);
     answer = { ticket_id: ticket.id, message_id: message.id, created_ticket: false };
   } else {
     const requester = known ?? await senderUser(ctx, from);
@@ -104,7 +104,7 @@ async function accept(ctx: Ctx, mail: InboundMail): Promise<InboundAnswer> {
       requester_id: requester.id, channel: 'email',
     } as never);
     const first = await Message.scoped(ctx).where('messages.ticket_id', created.id).orderBy('created_at').orderBy('id').first();
-    await storeFiles(ctx, created.id, first!.id, mail);
+    await storeFiles(ctx, created.id, first!.id, mail, written);
     const own = ownAddressOf(ctx.deps, await loadMailSettings(ctx));
     const cc = mail.cc.filter((c) => c.address !== from.address && c.address !== own);
     if (cc.length) await addMailCollaborators(ctx, created.id, cc.map((c) => ({ email: c.address, ...(c.name ? { name: c.name } : {}) })));
@@ -120,13 +120,20 @@ export async function receiveInbound(deps: Deps, tenantId: string, raw: Buffer, 
   if (!mail) return { ignored: 'malformed' };
   if (!mail.from) return { ignored: 'no_sender' };
   if (mail.autoReply) return { ignored: 'auto_reply' };
-  return inTransaction(deps, { tenantId, actor: MAIL_ACTOR, now, requestId }, async (ctx) => {
-    const own = ownAddressOf(deps, await loadMailSettings(ctx));
-    if (mail.from!.address === own) return { ignored: 'own_address' };
-    if (mail.calendarReply) {
-      await handleCalendarReply(ctx, { from: mail.from!.address, ics: mail.calendarReply });
-      return { ignored: 'calendar_reply' };
-    }
-    return accept(ctx, mail);
-  });
+  // Files are written before their rows; if the transaction does not commit they are removed.
+  const written: string[] = [];
+  try {
+    return await inTransaction(deps, { tenantId, actor: MAIL_ACTOR, now, requestId }, async (ctx): Promise<InboundAnswer> => {
+      const own = ownAddressOf(deps, await loadMailSettings(ctx));
+      if (mail.from!.address === own) return { ignored: 'own_address' };
+      if (mail.calendarReply) {
+        await handleCalendarReply(ctx, { from: mail.from!.address, ics: mail.calendarReply });
+        return { ignored: 'calendar_reply' };
+      }
+      return accept(ctx, mail, written);
+    });
+  } catch (error) {
+    await removeStoredFiles(written);
+    throw error;
+  }
 }
