@@ -12,7 +12,7 @@ import { identifyPlugin } from './plugins/identify.js';
 import { memoryStore, rateLimitPlugin, redisStore, requestCounter } from './plugins/rate-limit.js';
 import { metricsPlugin } from './plugins/metrics.js';
 import { requestIdFrom, requestIdPlugin } from './plugins/request-id.js';
-import { registerRoute, type RouteDef } from './route.js';
+import { RAW_BODY_TYPES, registerRoute, type RouteDef } from './route.js';
 import { streamsPlugin } from './sse.js';
 import { allRoutes, formRoutes } from './routes/index.js';
 import { wireDomain } from '../src/wiring.js';
@@ -79,6 +79,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(multipart, {
     limits: { fileSize: deps.config.attachmentMaxBytes + 1, files: 10, fields: 5, parts: 15, headerPairs: 50, fieldNameSize: 100 },
   });
+  // Raw message bodies (the inbound mail route): bytes as they came, bounded per route.
+  app.addContentTypeParser([...RAW_BODY_TYPES], { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   errorsPlugin(app);
   textGuardPlugin(app);

@@ -105,6 +105,12 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
    * (application/x-www-form-urlencoded; app.ts registers it with that parser). The document says so.
    */
   page?: boolean;
+  /**
+   * The body is raw bytes of one media type (the inbound mail route's `message/rfc822`) instead of
+   * JSON: the handler gets a Buffer, up to `maxBytes`; other content types answer 415. The
+   * OpenAPI document shows it as a binary body. Only such routes accept these types.
+   */
+  rawBody?: { contentType: string; maxBytes: number; description: string };
   handler: (ctx: Ctx, input: HandlerInput<S>) => Promise<unknown>;
 }
 
@@ -116,6 +122,9 @@ export interface StreamDef {
 }
 
 export const API_PREFIX = '/api/v1';
+
+/** Media types parsed as raw bytes (daemon/app.ts registers their parser); see RouteDef.rawBody. */
+export const RAW_BODY_TYPES = new Set(['message/rfc822']);
 
 /** Identity a request carries once identified (see plugins/identify.ts). */
 export interface RequestIdentity {
@@ -237,6 +246,7 @@ export function registerRoute<S extends RouteSchema>(app: FastifyInstance, def: 
   app.route({
     method: def.method,
     url,
+    ...(def.rawBody ? { bodyLimit: def.rawBody.maxBytes } : {}),
     schema: {
       summary: def.summary,
       tags: def.tags,
@@ -251,10 +261,15 @@ export function registerRoute<S extends RouteSchema>(app: FastifyInstance, def: 
     onRequest: async (request) => {
       request.routeDef = def as unknown as RouteDef;
       await enforce(def as unknown as RouteDef, request, deps);
+      const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       // Multipart bodies are parsed for uploads only; elsewhere they stay what they were: unsupported.
-      const type = request.headers['content-type'];
-      if (!def.multipart && typeof type === 'string' && type.trim().toLowerCase().startsWith('multipart/')) {
+      if (!def.multipart && type.startsWith('multipart/')) {
         throw errors.unsupportedMediaType(`Content type ${type} is not supported; send application/json`);
+      }
+      // Raw bodies only where declared, and only of the declared type.
+      const raw = RAW_BODY_TYPES.has(type);
+      if (def.rawBody ? type !== def.rawBody.contentType : raw) {
+        throw errors.unsupportedMediaType(`Content type ${type || '(none)'} is not supported; send ${def.rawBody?.contentType ?? 'application/json'}`);
       }
     },
     handler: async (request, reply) => {

@@ -13,6 +13,7 @@ import { enqueueDeliveries } from './webhooks/outbox.js';
 import { routingHook } from './automation/routing.js';
 import { onStatusChanged } from './csat/surveys.js';
 import { pushOnTicketEvent } from './push/fan-out.js';
+import { notifyOnEvent } from './mail/outbox.js';
 
 let wired = false;
 
@@ -36,4 +37,5 @@ export function wireDomain(): void {
   // (a later consumer) asks csatUrlFor() for its link.
   registerEventConsumer('csat-surveys', onStatusChanged);
   registerEventConsumer('push', pushOnTicketEvent);
+  registerEventConsumer('mail-notifications', notifyOnEvent);
 }

@@ -159,6 +159,15 @@ function binaryResponses(binary: NonNullable<RouteDef['binary']>): Json {
   };
 }
 
+/** The body of a raw-body route (RouteDef.rawBody): bytes of one media type. */
+function rawRequestBody(raw: NonNullable<RouteDef['rawBody']>): Json {
+  return {
+    required: true,
+    description: `${raw.description} (at most ${raw.maxBytes} bytes)`,
+    content: { [raw.contentType]: { schema: { type: 'string', format: 'binary', maxLength: raw.maxBytes } } },
+  };
+}
+
 export function completeDocument(doc: Json, defs: readonly RouteDef[]): Json {
   doc.components ??= {};
   doc.components.schemas ??= {};
@@ -183,6 +192,7 @@ export function completeDocument(doc: Json, defs: readonly RouteDef[]): Json {
     if (def.stream) describeStream(def, operation);
     if (def.page) describePage(def, operation);
     hoist(doc, operation.requestBody, def.schema.body);
+    if (def.rawBody) operation.requestBody = rawRequestBody(def.rawBody);
     for (const [status, response] of Object.entries(operation.responses as Json)) {
       if (response.description === 'Default Response') response.description = SUCCESS_TEXT[Number(status)] ?? 'Success';
       response.headers = { ...commonHeaders(), ...response.headers };

@@ -25,6 +25,7 @@ import { routingRulesRoutes } from './routing-rules.js';
 import { ticketToolsRoutes } from './ticket-tools.js';
 import { csatFormRoutes, csatRoutes } from './csat.js';
 import { pushRoutes } from './push.js';
+import { mailRoutes } from './mail.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -54,6 +55,7 @@ export const allRoutes: RouteDef[] = [
   ...ticketToolsRoutes,
   ...csatRoutes,
   ...pushRoutes,
+  ...mailRoutes,
 ] as RouteDef[];
 
 /** Routes that take an HTML form post (app.ts registers them with the form parser). */

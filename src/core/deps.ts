@@ -6,6 +6,7 @@ import { createLogger, type Logger } from './logging.js';
 import { createDb } from '../db/connection.js';
 import { createMailer } from '../mail/mailer.js';
 import { EventListener } from '../events/listener.js';
+import { closeTransports } from '../mail/transports.js';
 
 /** Builds the process-wide collaborators from configuration and a database URL. */
 export function createDeps(config: Config, databaseUrl: string, options: { log?: Logger; poolMax?: number } = {}): Deps {
@@ -27,6 +28,7 @@ export function createDeps(config: Config, databaseUrl: string, options: { log?:
 
 export async function closeDeps(deps: Deps): Promise<void> {
   deps.mailer.close();
+  closeTransports();
   deps.redis?.disconnect();
   await deps.events.close();
   await deps.db.destroy();

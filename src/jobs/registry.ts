@@ -5,6 +5,8 @@ import { slaEscalation } from '../sla/escalation.js';
 import { dispatchDue } from '../webhooks/dispatcher.js';
 import { routingTimeTrigger } from '../automation/time-trigger.js';
 import { pushSendJob } from '../push/send.js';
+import { sendDueNotifications } from '../mail/send.js';
+import { fetchMail } from '../mail/imap-fetch.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -56,6 +58,18 @@ export const JOBS: readonly JobDef[] = [
     description: 'Sends browser pushes still due in every tenant: retries, and pushes a process could not send right after commit',
     schedule: '1m',
     run: pushSendJob,
+  },
+  {
+    name: 'mail-send',
+    description: 'Sends due notification mail from the outbox and retries failures after 1, 5 and 30 minutes before marking them failed',
+    schedule: '30s',
+    run: async (deps, now) => ({ ...(await sendDueNotifications(deps, now)) }),
+  },
+  {
+    name: 'mail-fetch',
+    description: "Polls every tenant's IMAP mailbox whose interval has passed and turns new messages into tickets and replies",
+    schedule: '30s',
+    run: async (deps, now) => ({ ...(await fetchMail(deps, now)) }),
   },
 ];
 

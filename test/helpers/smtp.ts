@@ -9,6 +9,8 @@ import type { Test } from 'tap';
 export interface ReceivedMail {
   to: string[];
   raw: string;
+  /** The bytes as received (for a MIME parser; `raw` is decoded for reading). */
+  source: Buffer;
 }
 
 export interface SmtpSink {
@@ -22,18 +24,27 @@ function decodeQuotedPrintable(raw: string): string {
   return raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
-export async function smtpSink(t: Test): Promise<SmtpSink> {
+/** With `users`, the receiver checks a login (PLAIN/LOGIN) against them; without, anyone may send. */
+export async function smtpSink(t: Test, options: { users?: Record<string, string> } = {}): Promise<SmtpSink> {
   const messages: ReceivedMail[] = [];
+  const users = options.users;
   const server = new SMTPServer({
-    authOptional: true,
+    authOptional: !users,
+    allowInsecureAuth: true,
+    onAuth(auth, _session, callback) {
+      if (users && auth.username && users[auth.username] === auth.password) return callback(null, { user: auth.username });
+      callback(new Error('Invalid username or password'));
+    },
     disabledCommands: ['STARTTLS'],
     logger: false,
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('utf8');
+        const source = Buffer.concat(chunks);
+        const raw = source.toString('utf8');
         messages.push({
+          source,
           to: session.envelope.rcptTo.map((r) => r.address),
           raw: /quoted-printable/i.test(raw) ? decodeQuotedPrintable(raw) : raw,
         });

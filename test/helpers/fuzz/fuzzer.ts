@@ -11,6 +11,7 @@ import { ERROR_TABLE, type ErrorCode } from '../../../src/core/errors.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { createSession } from '../../../src/auth/sessions.js';
 import { multipart } from '../conversation.js';
+import { inboundTokenFor } from '../../../src/mail/inbound-token.js';
 
 /**
  * The API fuzzer: sends generated requests (requests.ts) to routes of a real app, as an admin, a
@@ -61,6 +62,7 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^ticket_ids$/, route: 'POST /tickets/bulk', reason: 'at least one change must come with the ids' },
   { field: /^endpoint$/, route: 'POST /push/subscriptions', reason: 'the URL of a push service that passes the outbound target rules' },
   { field: /^keys\.(p256dh|auth)$/, route: 'POST /push/subscriptions', reason: 'a P-256 public key and a 16-byte secret a browser generated' },
+  { field: /^(smtp|imap)\.host$/, route: 'POST /mail-settings', reason: 'a host that resolves to a public address (the outbound-target rules)' },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);
@@ -140,6 +142,8 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
     if (segment === 'tickets') return [deskTicket.id, deskTicket.id, randomUUID()];
     if (param === 'msgId') return [reply.id, reply.id, randomUUID()];
     if (segment === 'attachments') return [attachment.data[0]!.id, randomUUID()];
+    if (segment === 'inbound' && param === 'token') return [inboundTokenFor(env.deps.box, tenant.id), randomUUID()];
+    if (param === 'identifier') return ['ticket.created.customer', 'sla.warning', 'no.such.template'];
     return [randomUUID()];
   };
 

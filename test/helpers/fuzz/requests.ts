@@ -99,6 +99,8 @@ function refusedNumbers(schema: Schema): number[] {
   return HUGE.filter((n) => (schema.maximum !== undefined && n > schema.maximum) || (schema.minimum !== undefined && n < schema.minimum) || (integer && !Number.isInteger(n)));
 }
 
+const VALID_MAIL = 'From: Fuzz <fuzz@customer.example>\r\nSubject: Fuzz\r\n\r\nA message from the fuzzer.\r\n';
+
 export function requestsFor(def: RouteDef, prefix: string, ids: IdPool): fc.Arbitrary<FuzzRequest> {
   const bodySchema = def.schema.body as Schema | undefined;
   const querySchema = def.schema.querystring as Schema | undefined;
@@ -119,9 +121,12 @@ export function requestsFor(def: RouteDef, prefix: string, ids: IdPool): fc.Arbi
     ...(raw ?? (parts.body !== undefined ? { payload: JSON.stringify(parts.body), contentType: 'application/json' } : {})),
   });
 
-  // An upload route's valid body is a form with one small image under its declared field.
+  // An upload route's valid body is a form with one small image under its declared field; a
+  // raw-body route's a small message of its media type (the inbound mail route).
   const form = def.multipart ? multipart([{ name: def.multipart.field, filename: 'pixel.png', type: 'image/png', content: PNG_1X1 }]) : undefined;
-  const validRaw = form ? { payload: form.payload, contentType: form.headers['content-type']! } : undefined;
+  const validRaw = form
+    ? { payload: form.payload, contentType: form.headers['content-type']! }
+    : def.rawBody ? { payload: VALID_MAIL, contentType: def.rawBody.contentType } : undefined;
   const variants: Array<fc.Arbitrary<FuzzRequest>> = [validParts.map((p) => build('valid', 'valid', p, validRaw))];
   const weightOfValid = 4;
 

@@ -97,6 +97,13 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aMacro = await aPost('/macros', { name: 'Secret macro of A', actions: [{ type: 'add_tag', value: 'secret-tag-of-a' }] });
   const aCanned = await aPost('/canned-responses', { title: 'Secret canned of A', shortcut: 'secret-a', body: 'Secret canned body of A' });
   const aRule = await aPost('/routing-rules', { name: 'Secret rule of A', conditions: [], actions: [{ type: 'require_skill', value: aSkill.id }] });
+  // The email channel: A's mail settings (a public address literal: saving does not connect) and an edited template.
+  const aMail = await call(env, 'POST', '/mail-settings', { token: a.admin.token, body: {
+    smtp: { host: '93.184.215.14', port: 587, security: 'starttls', username: 'secret-smtp-user-of-a', password: 'pw', from_address: 'desk@tenant-a.example.com' },
+  } });
+  if (aMail.statusCode !== 200) throw new Error(`fixture /mail-settings: ${aMail.statusCode} ${aMail.body}`);
+  const aTemplate = await call(env, 'PATCH', '/notification-templates/ticket.resolved', { token: a.admin.token, body: { subject: 'Secret template of A' } });
+  if (aTemplate.statusCode !== 200) throw new Error(`fixture template: ${aTemplate.statusCode} ${aTemplate.body}`);
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
@@ -130,6 +137,10 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     'routing-rules': aRule.id,
     subscriptions: aSubscription.id,
   };
+  /** Path parameters that name no tenant resource (the same for every tenant): B reaches its own. */
+  const sharedParams: Record<string, string> = {
+    identifier: 'ticket.resolved',
+  };
   const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email,
     aKey.id, aKey.prefix, aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id,
     'Secret subject of A', 'SN-A-1', aOrg.id, 'Secret Org of A', 'tenant-a.example.com', aTeam.id,
@@ -138,8 +149,9 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     aMessage.id, 'secret reply of tenant A', aAttachment.id, 'secret-a.txt', 'secret file of tenant A',
     aHoliday, aPriority, aWebhook.id, aWebhook.url, aWebhook.secret, aDelivery.id, aTag.id,
     'secret-tag-of-a', aFilter.id, 'Secret filter of A', aMacro.id, 'Secret macro of A', aCanned.id,
-    'Secret canned', aRule.id, 'Secret rule of A',
-    aSubscription.id, aSubscription.endpoint, 'Secret question of A', aSurveyToken];
+    'Secret canned', aRule.id, 'Secret rule of A', aSubscription.id, aSubscription.endpoint,
+    'Secret question of A', aSurveyToken, '93.184.215.14', 'secret-smtp-user-of-a', 'Secret template of A',
+    a.id.replace(/-/g, '')];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
@@ -152,7 +164,7 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     const params = [...def.url.matchAll(/:(\w+)/g)].map((m) => m[1]!);
     let unresolved = false;
     const path = def.url.replace(/([\w-]+)\/:(\w+)/g, (_all, segment: string, param: string) => {
-      const id = aIds[param] ?? (param === 'id' ? aIds[segment] : undefined);
+      const id = aIds[param] ?? sharedParams[param] ?? (param === 'id' ? aIds[segment] : undefined);
       if (!id) unresolved = true;
       return `${segment}/${id}`;
     });
@@ -169,7 +181,7 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
       const res = await call(env, def.method, path, { token: await freshBToken(), body, query, headers });
       const where = `${label} as tenant B${Object.keys(headers).length ? ' naming A in X-Helpdesk-Tenant' : ''}`;
       t.not(res.statusCode, 500, `${where}: no server error (${res.body.slice(0, 200)})`);
-      if (params.length) t.equal(res.statusCode, 404, `${where}: A's resource is not found (${res.body.slice(0, 160)})`);
+      if (params.length && !params.every((p) => p in sharedParams)) t.equal(res.statusCode, 404, `${where}: A's resource is not found (${res.body.slice(0, 160)})`);
       // The 404 message may echo the id the caller sent itself; anything else of A is a leak.
       const leaked = secrets.filter((s) => res.body.includes(s) && !path.includes(s));
       t.same(leaked, [], `${where}: leaks nothing of A`);
@@ -181,6 +193,10 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
       t.equal(res.statusCode, 401, `${label} anonymous: 401`);
     }
   }
+
+  // Shared path parameters reached B's own records; A's stay as A left them.
+  const aTemplates = (await call(env, 'GET', '/notification-templates', { token: a.admin.token })).json().data;
+  t.equal(aTemplates.find((x: { identifier: string }) => x.identifier === 'ticket.resolved').subject, 'Secret template of A', "A's template untouched");
 
   t.same(env.guard.violations, [], 'no query touched a tenant-owned table without tenant_id');
 });

@@ -1,0 +1,91 @@
+import type { Ctx } from '../core/context.js';
+import type { EventRecord } from '../events/models.js';
+import { Ticket } from '../tickets/models.js';
+import { uuidv7 } from '../core/ids.js';
+import { scoped } from '../db/tenant-scope.js';
+import { MailMessageId, NotificationRecord } from './models.js';
+import { NOTIFYING_EVENTS, plan, type Recipient } from './recipients.js';
+import { htmlToText, renderHtml, renderSubject, type Values } from './render.js';
+import { loadMailSettings } from './settings-store.js';
+import { templateFor } from './templates.js';
+import type { Identifier } from './template-defaults.js';
+import { REPLY_MARKER, domainOf, notificationMessageId, rootMessageId } from './threading.js';
+import { ownAddressOf } from './transports.js';
+import { sendDueNotifications } from './send.js';
+
+/**
+ * The mail notifications' event consumer (registered in src/wiring.ts): for each event that
+ * notifies someone it renders one row per recipient into the `notifications` outbox, in the
+ * change's own transaction, so a rolled-back change leaves nothing to send. After commit the rows
+ * are handed to the sender at once; the `mail-send` job retries what failed (1, 5, 30 min).
+ */
+
+async function valuesFor(ctx: Ctx, ticket: Ticket, event: EventRecord, identifier: Identifier): Promise<Values> {
+  const data = event.data as Record<string, unknown>;
+  const names = await scoped(ctx, 'users').whereIn('users.id', [ticket.requester_id, ticket.assigned_agent_id].filter((x): x is string => !!x))
+    .select('users.id', 'users.name') as { id: string; name: string }[];
+  const nameOf = (id: string | null) => names.find((n) => n.id === id)?.name ?? '';
+  const agentName = identifier === 'ticket.reply.customer' ? String(data.author_name ?? '')
+    : identifier === 'ticket.assigned' ? String(data.to ?? nameOf(ticket.assigned_agent_id))
+      : nameOf(ticket.assigned_agent_id);
+  return {
+    'ticket.number': String(ticket.ticket_number),
+    'ticket.subject': ticket.subject,
+    'ticket.url': `${ctx.deps.config.siteUrl}/tickets/${ticket.id}`,
+    'customer.name': nameOf(ticket.requester_id),
+    'agent.name': agentName,
+    'message.body': typeof data.body === 'string' ? data.body : '',
+    // CSAT surveys are another area's (CONTRACT §14 "CSAT"); until it lands the link is the site.
+    'csat.url': ctx.deps.config.siteUrl,
+  };
+}
+
+async function enqueue(ctx: Ctx, event: EventRecord, ticket: Ticket, identifier: Identifier, recipients: Recipient[], domain: string): Promise<string[]> {
+  const ids: string[] = [];
+  const values = await valuesFor(ctx, ticket, event, identifier);
+  // The customer's own first Message-ID is put before the root at send time (send.ts).
+  const references = [rootMessageId(ticket.id, domain)];
+  for (const recipient of recipients) {
+    const text = await templateFor(ctx, identifier, recipient.locale);
+    const bodyHtml = renderHtml(text.body_html, values);
+    const subject = renderSubject(text.subject, values);
+    const id = uuidv7(ctx.now.getTime());
+    const messageId = notificationMessageId(id, domain);
+    await NotificationRecord.insertIn(ctx, {
+      id,
+      identifier,
+      event_id: event.id,
+      ticket_id: ticket.id,
+      recipient_id: recipient.userId,
+      to_address: recipient.email,
+      subject: subject.includes(`[#${ticket.ticket_number}]`) ? subject : `[#${ticket.ticket_number}] ${subject}`,
+      body_html: `<div style="color:#8a8a8a;font-size:12px">${REPLY_MARKER}</div>\n${bodyHtml}`,
+      body_text: `${REPLY_MARKER}\n\n${htmlToText(bodyHtml)}`,
+      message_id: messageId,
+      in_reply_to: references[0],
+      references,
+      status: 'pending',
+      next_attempt_at: ctx.now,
+      created_at: ctx.now,
+    });
+    await MailMessageId.insertIn(ctx, { direction: 'out', message_id: messageId, ticket_id: ticket.id, from_address: null, created_at: ctx.now });
+    ids.push(id);
+  }
+  return ids;
+}
+
+export async function notifyOnEvent(ctx: Ctx, event: EventRecord): Promise<void> {
+  if (!NOTIFYING_EVENTS.has(event.type) || !event.ticket_id) return;
+  const ticket = await Ticket.findIn(ctx, event.ticket_id);
+  if (!ticket) return;
+  const planned = await plan(ctx, event, ticket);
+  if (!planned.some((p) => p.recipients.length)) return;
+  const domain = domainOf(ownAddressOf(ctx.deps, await loadMailSettings(ctx)));
+  const ids: string[] = [];
+  for (const p of planned) ids.push(...await enqueue(ctx, event, ticket, p.identifier, p.recipients, domain));
+  if (!ids.length) return;
+  const { deps, tenantId, now } = ctx;
+  ctx.afterCommit(async () => {
+    await sendDueNotifications(deps, now, { tenantId, ids });
+  });
+}

@@ -1,0 +1,105 @@
+import type { Ctx } from '../core/context.js';
+import { scoped } from '../db/tenant-scope.js';
+import type { EventRecord } from '../events/models.js';
+import type { Ticket } from '../tickets/models.js';
+import { Status } from '../vocab/models.js';
+import { collaboratorAddresses } from './conversation-port.js';
+import type { Identifier } from './template-defaults.js';
+
+/**
+ * Who gets which notification for an event: CONTRACT §14, exactly.
+ *   ticket.created          → ticket.created.customer (requester), ticket.created.agent (assignee, else team)
+ *   ticket.assignee_changed → ticket.assigned (the new assignee)
+ *   ticket.message_created  → public staff reply: ticket.reply.customer (requester + collaborators);
+ *                             customer message: ticket.reply.agent (assignee, else team); private: none
+ *   ticket.status_changed   → into category resolved: ticket.resolved (requester)
+ *   ticket.sla_warning      → sla.warning (the team's leads and the tenant's admins)
+ * Never the actor of the change (except the requester's own confirmation), never inactive users,
+ * agent mail only to active staff.
+ */
+export interface Recipient { userId: string | null; email: string; name: string; locale: string | null }
+export interface Planned { identifier: Identifier; recipients: Recipient[] }
+
+interface UserRow { id: string; email: string; name: string; locale: string | null; role: string; active: boolean }
+
+async function usersWhere(ctx: Ctx, build: (qb: ReturnType<typeof scoped>) => void): Promise<UserRow[]> {
+  const qb = scoped(ctx, 'users').select('users.id', 'users.email', 'users.name', 'users.locale', 'users.role', 'users.active');
+  build(qb);
+  return qb as unknown as Promise<UserRow[]>;
+}
+
+const asRecipient = (u: UserRow): Recipient => ({ userId: u.id, email: u.email, name: u.name, locale: u.locale });
+const isStaff = (u: UserRow) => u.active && (u.role === 'admin' || u.role === 'agent');
+
+async function userById(ctx: Ctx, id: string | null): Promise<UserRow | null> {
+  if (!id) return null;
+  return (await usersWhere(ctx, (qb) => qb.where('users.id', id)))[0] ?? null;
+}
+
+async function teamMembers(ctx: Ctx, teamId: string | null, leadsOnly = false): Promise<UserRow[]> {
+  if (!teamId) return [];
+  return usersWhere(ctx, (qb) => {
+    qb.join('team_members as m', function joinMember() {
+      this.on('m.tenant_id', 'users.tenant_id').andOn('m.user_id', 'users.id');
+    }).where('m.team_id', teamId);
+    if (leadsOnly) qb.where('m.is_lead', true);
+  });
+}
+
+/** The assignee, else the team's members: who handles a ticket. */
+async function handlers(ctx: Ctx, ticket: Ticket): Promise<UserRow[]> {
+  const assignee = await userById(ctx, ticket.assigned_agent_id);
+  if (assignee) return [assignee];
+  return teamMembers(ctx, ticket.team_id);
+}
+
+function distinct(list: Recipient[], actorId: string | null, keepActor = false): Recipient[] {
+  const seen = new Set<string>();
+  return list.filter((r) => {
+    const key = r.email.toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return keepActor || !actorId || r.userId !== actorId;
+  });
+}
+
+export async function plan(ctx: Ctx, event: EventRecord, ticket: Ticket): Promise<Planned[]> {
+  const actor = event.actor_id;
+  const data = event.data as Record<string, unknown>;
+  const requester = await userById(ctx, ticket.requester_id);
+  const requesterList = requester?.active ? [asRecipient(requester)] : [];
+  switch (event.type) {
+    case 'ticket.created':
+      return [
+        { identifier: 'ticket.created.customer', recipients: distinct(requesterList, actor, true) },
+        { identifier: 'ticket.created.agent', recipients: distinct((await handlers(ctx, ticket)).filter(isStaff).map(asRecipient), actor) },
+      ];
+    case 'ticket.assignee_changed': {
+      const assignee = await userById(ctx, (data.to_id as string | null) ?? null);
+      return [{ identifier: 'ticket.assigned', recipients: distinct(assignee && isStaff(assignee) ? [asRecipient(assignee)] : [], actor) }];
+    }
+    case 'ticket.message_created': {
+      if (data.is_private) return [];
+      if (data.is_agent) {
+        const collaborators = (await collaboratorAddresses(ctx, ticket.id))
+          .map((c) => ({ userId: c.user_id, email: c.email, name: c.name ?? c.email, locale: null }));
+        return [{ identifier: 'ticket.reply.customer', recipients: distinct([...requesterList, ...collaborators], actor) }];
+      }
+      return [{ identifier: 'ticket.reply.agent', recipients: distinct((await handlers(ctx, ticket)).filter(isStaff).map(asRecipient), actor) }];
+    }
+    case 'ticket.status_changed': {
+      const to = data.to_id ? await Status.findIn(ctx, data.to_id as string) : undefined;
+      if (to?.category !== 'resolved') return [];
+      return [{ identifier: 'ticket.resolved', recipients: distinct(requesterList, actor) }];
+    }
+    case 'ticket.sla_warning': {
+      const leads = await teamMembers(ctx, ticket.team_id, true);
+      const admins = await usersWhere(ctx, (qb) => qb.where('users.role', 'admin').where('users.active', true));
+      return [{ identifier: 'sla.warning', recipients: distinct([...leads, ...admins].filter(isStaff).map(asRecipient), actor) }];
+    }
+    default:
+      return [];
+  }
+}
+
+export const NOTIFYING_EVENTS = new Set(['ticket.created', 'ticket.assignee_changed', 'ticket.message_created', 'ticket.status_changed', 'ticket.sla_warning']);
