@@ -1,28 +1,28 @@
 import { createHash } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { Config } from '../core/config.js';
 import type { Ctx } from '../core/context.js';
-import { errors } from '../core/errors.js';
+import { AppError } from '../core/errors.js';
 import { uuidv7 } from '../core/ids.js';
-import { recordEvent } from '../events/record.js';
-import { applyTicketChanges } from '../tickets/changes.js';
-import { Attachment, Message, Ticket } from '../tickets/models.js';
-import { sanitizeBodyHtml } from '../tickets/sanitize.js';
-import { Status } from '../vocab/models.js';
+import { addMessage, type MessageAuthor } from '../conversation/messages.js';
+import { sniffContentType } from '../conversation/sniff.js';
+import { blobStoreFor } from '../storage/store.js';
+import { addCollaborator } from '../tickets/collaborators.js';
+import { addLink } from '../tickets/links.js';
+import { Attachment } from '../tickets/models.js';
 
 /**
- * What the mail channel needs from areas being built on other branches, behind one seam each:
- * - `addTicketMessage`: the conversation's add-message service (`addMessage` in
- *   src/conversation/messages.ts, branch `conversation`). Same input and meaning; at the merge
- *   its body becomes `return addMessage(ctx, ticketId, input)`.
- * - `storeMailAttachment`: the conversation's blob store (src/storage/). Same key layout
- *   (`<data dir>/attachments/<tenant>/<id>`); at the merge it calls `blobStoreFor(config).put`.
- * - `addMailCollaborators` / `collaboratorAddresses`: the ticket operations' collaborators
- *   (src/tickets/collaborators.ts, branch `ops`). Reading works as soon as the table exists;
- *   adding becomes `addCollaborator(ctx, ticketId, {email, name})` (ignoring already_exists).
+ * What the mail channel takes from the conversation and the ticket operations, in one place, so
+ * inbound mail follows the same rules as every other door:
+ * - `addTicketMessage`: the conversation's `addMessage` (closed is final, sanitising, first
+ *   response, reopening, message hooks such as the SLA clock);
+ * - `storeMailAttachment`: the conversation's blob store and content sniffing;
+ * - `addMailCollaborators` / `collaboratorAddresses`: the ticket operations' collaborators;
+ * - `linkFollowUp`: the ticket links, for a mail to a closed ticket that opened a new one.
+ * The dependency points one way: src/mail imports these areas, they never import src/mail.
  */
 
-export interface MessageAuthor { id: string | null; name: string; isAgent: boolean }
+export type { MessageAuthor };
 
 export interface NewMailMessage {
   body: string;
@@ -31,90 +31,77 @@ export interface NewMailMessage {
   author: MessageAuthor;
 }
 
-/** The status a customer's reply moves a resolved (or SLA-pausing) ticket to. */
-async function openStatus(ctx: Ctx): Promise<Status | undefined> {
-  return (await Status.scoped(ctx).findOne({ key: 'open' }))
-    ?? (await Status.scoped(ctx).where('category', 'open').orderBy('position').first());
-}
-
-/** Stand-in for the conversation's addMessage: a public message, its event, first response, reopening. */
 export async function addTicketMessage(ctx: Ctx, ticketId: string, input: NewMailMessage): Promise<{ id: string }> {
-  const [ticket] = await Ticket.scoped(ctx).where('tickets.id', ticketId).forUpdate().limit(1);
-  if (!ticket) throw errors.notFound('ticket', ticketId);
-  const status = (await Status.findIn(ctx, ticket.status_id))!;
-  if (status.category === 'closed') throw errors.conflict(`Ticket ${ticket.ticket_number} is closed; a closed ticket is final`, { reason: 'ticket_closed' });
-  const bodyHtml = input.body_html === undefined ? null : sanitizeBodyHtml(input.body_html);
-  const message = await Message.insertIn(ctx, {
-    ticket_id: ticket.id, body: input.body, body_html: bodyHtml, is_private: false,
-    author_id: input.author.id, author_name: input.author.name, is_agent: input.author.isAgent,
-    channel: input.channel, created_at: ctx.now,
-  });
-  await recordEvent(ctx, {
-    type: 'ticket.message_created', subjectType: 'ticket', ticketId: ticket.id,
-    actor: { id: input.author.id, name: input.author.name },
-    data: {
-      ticket_id: ticket.id, ticket_number: Number(ticket.ticket_number), message_id: message.id,
-      author_id: input.author.id, author_name: input.author.name, is_agent: input.author.isAgent, is_private: false,
-      body: input.body, body_html: bodyHtml,
-    },
-  });
-  const columns: Record<string, unknown> = { updated_at: ctx.now };
-  if (input.author.isAgent && !ticket.first_responded_at) columns.first_responded_at = ctx.now;
-  const [after] = await Ticket.scoped(ctx).where('tickets.id', ticket.id).patch(columns as never).returning('*') as unknown as Ticket[];
-  if (!input.author.isAgent && (status.category === 'resolved' || status.pauses_sla)) {
-    const open = await openStatus(ctx);
-    if (open && open.id !== status.id) await applyTicketChanges(ctx, after!, { status_id: open.id });
-  }
+  const message = await addMessage(ctx, ticketId, input);
   return { id: message.id };
 }
 
 export interface MailFile { filename: string; contentType: string; content: Buffer; inline: boolean }
 
-/**
- * Keeps one attachment (or inline image) of an inbound mail on its message. `written` collects the
- * stored paths so the caller can remove them if the transaction rolls back (the row goes with it).
- */
-/** Removes files stored by a transaction that did not commit. */
-export async function removeStoredFiles(paths: string[]): Promise<void> {
-  await Promise.all(paths.map((path) => rm(path, { force: true })));
+/** Bytes of a file's start that sniffing looks at (as for uploads). */
+const HEAD_BYTES = 4100;
+
+/** Removes blobs stored by a transaction that did not commit (`written` holds their keys). */
+export async function removeStoredFiles(config: Pick<Config, 'dataDir'>, keys: string[]): Promise<void> {
+  const store = blobStoreFor(config);
+  await Promise.all(keys.map((key) => store.delete(key).catch(() => undefined)));
 }
 
+/**
+ * Keeps one attachment (or inline image) of an inbound mail on its message. The type is sniffed
+ * from the bytes like an upload's (the mail's declared type is only a hint for text). `written`
+ * collects the stored keys so the caller can remove them if the transaction rolls back (the row
+ * goes with it). `after` keeps the ids, and so the listing, in the mail's order.
+ */
 export async function storeMailAttachment(ctx: Ctx, ticketId: string, messageId: string, file: MailFile, written: string[], after?: string): Promise<string> {
   let id = uuidv7(ctx.now.getTime());
   while (after && id <= after) id = uuidv7(ctx.now.getTime());
   const key = `${ctx.tenantId}/${id}`;
-  const path = join(ctx.deps.config.dataDir, 'attachments', key);
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(`${path}.partial`, file.content, { mode: 0o600, flag: 'wx' });
-  await rename(`${path}.partial`, path);
-  written.push(path);
-  try {
-    await Attachment.insertIn(ctx, {
-      id, ticket_id: ticketId, message_id: messageId, uploaded_by: null,
-      filename: file.filename, content_type: file.contentType, size: file.content.length,
-      storage_key: key, sha256: createHash('sha256').update(file.content).digest('hex'), created_at: ctx.now,
-    });
-  } catch (error) {
-    await rm(path, { force: true });
-    throw error;
-  }
+  written.push(key);
+  await blobStoreFor(ctx.deps.config).put(key, Readable.from([file.content]));
+  await Attachment.insertIn(ctx, {
+    id, ticket_id: ticketId, message_id: messageId, uploaded_by: null,
+    filename: file.filename, content_type: await sniffContentType(file.content.subarray(0, HEAD_BYTES), file.contentType),
+    size: file.content.length, storage_key: key, sha256: createHash('sha256').update(file.content).digest('hex'), created_at: ctx.now,
+  });
   return id;
 }
 
-async function hasCollaboratorsTable(ctx: Ctx): Promise<boolean> {
-  const { rows } = await ctx.trx.raw("SELECT to_regclass('ticket_collaborators') IS NOT NULL AS present") as { rows: { present: boolean }[] };
-  return rows[0]!.present;
+/**
+ * Refusals of addCollaborator that only mean "nothing to add": the person is already on the
+ * ticket (409 already_exists) or is its requester (422 naming the field). Both are decided
+ * before anything is written, so catching them leaves the mail's transaction intact.
+ */
+function isHarmlessRefusal(error: unknown): boolean {
+  if (!(error instanceof AppError)) return false;
+  if (error.code === 'already_exists') return true;
+  const problems = Array.isArray(error.details) ? error.details as { message?: unknown }[] : [];
+  return error.code === 'validation_failed' && problems.some((p) => p.message === "is the ticket's requester");
 }
 
-/** Cc addresses become collaborators once the ticket operations (collaborators) are merged. */
+/** Cc addresses become collaborators; those already on the ticket (or its requester) are skipped. */
 export async function addMailCollaborators(ctx: Ctx, ticketId: string, people: { email: string; name?: string }[]): Promise<number> {
-  void ctx; void ticketId; void people;
-  return 0;
+  let added = 0;
+  for (const person of people) {
+    try {
+      // A display name longer than the API accepts is cut rather than refused: the mail is not ours to fix.
+      const name = person.name?.trim().slice(0, 200);
+      await addCollaborator(ctx, ticketId, { email: person.email, ...(name ? { name } : {}) });
+      added += 1;
+    } catch (error) {
+      if (!isHarmlessRefusal(error)) throw error;
+    }
+  }
+  return added;
+}
+
+/** A mail to a closed ticket opened `ticketId`: relate it to the closed one ("see also"). */
+export async function linkFollowUp(ctx: Ctx, ticketId: string, closedTicketId: string): Promise<void> {
+  await addLink(ctx, ticketId, { target_ticket_id: closedTicketId });
 }
 
 /** Everyone collaborating on a ticket, as mail recipients (users resolved to their address). */
 export async function collaboratorAddresses(ctx: Ctx, ticketId: string): Promise<{ user_id: string | null; email: string; name: string | null }[]> {
-  if (!(await hasCollaboratorsTable(ctx))) return [];
   const { rows } = await ctx.trx.raw(
     `SELECT c.user_id, coalesce(u.email, c.email) AS email, coalesce(u.name, c.name) AS name
        FROM ticket_collaborators c LEFT JOIN users u ON u.tenant_id = c.tenant_id AND u.id = c.user_id

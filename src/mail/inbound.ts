@@ -7,7 +7,7 @@ import { createTicket } from '../tickets/create.js';
 import { Message, Ticket } from '../tickets/models.js';
 import { Status } from '../vocab/models.js';
 import { handleCalendarReply } from './calendar-replies.js';
-import { addMailCollaborators, addTicketMessage, collaboratorAddresses, removeStoredFiles, storeMailAttachment } from './conversation-port.js';
+import { addMailCollaborators, addTicketMessage, collaboratorAddresses, linkFollowUp, removeStoredFiles, storeMailAttachment } from './conversation-port.js';
 import { MailMessageId } from './models.js';
 import { parseInbound, type InboundMail } from './parse.js';
 import type { InboundAnswer } from './schemas.js';
@@ -108,6 +108,8 @@ async function accept(ctx: Ctx, mail: InboundMail, written: string[]): Promise<I
     const own = ownAddressOf(ctx.deps, await loadMailSettings(ctx));
     const cc = mail.cc.filter((c) => c.address !== from.address && c.address !== own);
     if (cc.length) await addMailCollaborators(ctx, created.id, cc.map((c) => ({ email: c.address, ...(c.name ? { name: c.name } : {}) })));
+    // A closed ticket is final; the new one points back at it so the agent sees the history.
+    if (ticket && closed) await linkFollowUp(ctx, created.id, ticket.id);
     answer = { ticket_id: created.id, message_id: first!.id, created_ticket: true };
   }
   await ctx.trx('mail_message_ids').where({ tenant_id: ctx.tenantId, id: claimed[0]!.id }).update({ ticket_id: answer.ticket_id });
@@ -120,7 +122,7 @@ export async function receiveInbound(deps: Deps, tenantId: string, raw: Buffer, 
   if (!mail) return { ignored: 'malformed' };
   if (!mail.from) return { ignored: 'no_sender' };
   if (mail.autoReply) return { ignored: 'auto_reply' };
-  // Files are written before their rows; if the transaction does not commit they are removed.
+  // Files are written before their rows; if the transaction does not commit they are removed (by key).
   const written: string[] = [];
   try {
     return await inTransaction(deps, { tenantId, actor: MAIL_ACTOR, now, requestId }, async (ctx): Promise<InboundAnswer> => {
@@ -133,7 +135,7 @@ export async function receiveInbound(deps: Deps, tenantId: string, raw: Buffer, 
       return accept(ctx, mail, written);
     });
   } catch (error) {
-    await removeStoredFiles(written);
+    await removeStoredFiles(deps.config, written);
     throw error;
   }
 }
