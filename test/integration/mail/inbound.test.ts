@@ -116,6 +116,42 @@ t.test('inbound mail', async (t) => {
     const after = (await deliver(env, path, await compose({ from: 'barbara@customer.example', subject, text: 'Still down' }))).json();
     t.equal(after.created_ticket, true);
     t.not(after.ticket_id, ticket.id, 'a closed ticket stays final');
+    const links = (await call(env, 'GET', `/tickets/${after.ticket_id}/links`, { token: admin })).json();
+    t.same(links.data.map((l: { linked_ticket: { id: string } }) => l.linked_ticket.id), [ticket.id], 'the new ticket is linked to the closed one');
+    const back = (await call(env, 'GET', `/tickets/${ticket.id}/links`, { token: admin })).json();
+    t.same(back.data.map((l: { linked_ticket: { id: string } }) => l.linked_ticket.id), [after.ticket_id], 'and the closed one shows the link');
+  });
+
+  await t.test('Cc addresses become collaborators: users as users, others as bare addresses, each once', async (t) => {
+    const mail = await compose({
+      from: 'ada@customer.example', to: 'support@helpdesk.example', subject: 'Invoice copy',
+      cc: ['"Bob Builder" <bob@partner.example>', 'BOB@partner.example', agent.email, 'support@helpdesk.example'], text: 'Please send it to both of us',
+    });
+    const res = await deliver(env, path, mail);
+    t.equal(res.statusCode, 202, 'a repeated Cc address does not abort the mail');
+    const answer = res.json();
+    t.equal(answer.created_ticket, true);
+    const list = (await call(env, 'GET', `/tickets/${answer.ticket_id}/collaborators`, { token: admin })).json();
+    const rows = list.data as { email: string; name: string | null; user_id: string | null }[];
+    t.same(rows.map((c) => [c.email, c.user_id]).sort(), [['bob@partner.example', null], [agent.email, agent.id]].sort(),
+      'the agent as a user; bob once; our own address never');
+    t.equal(rows.find((c) => c.user_id === null)?.name, 'Bob Builder', "the bare address keeps the Cc's display name");
+    const events = await env.deps.db('events').where({ tenant_id: tenant.id, ticket_id: answer.ticket_id, type: 'ticket.collaborator_added' });
+    t.equal(events.length, 2, 'one ticket.collaborator_added each');
+  });
+
+  await t.test('attachment types are sniffed from the bytes, not taken from the mail', async (t) => {
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+    const mail = await compose({
+      from: 'ada@customer.example', to: 'support@helpdesk.example', subject: 'Screenshots', text: 'Attached',
+      attachments: [
+        { filename: 'notes.txt', content: png, contentType: 'text/plain' },
+        { filename: 'page.html', content: Buffer.from([0x00, 0x01, 0x02, 0xff]), contentType: 'text/html' },
+      ],
+    });
+    const answer = (await deliver(env, path, mail)).json();
+    const files = await env.deps.db('attachments').where({ tenant_id: tenant.id, message_id: answer.message_id }).orderBy('id');
+    t.same(files.map((f) => [f.filename, f.content_type]), [['notes.txt', 'image/png'], ['page.html', 'application/octet-stream']]);
   });
 
   await t.test('loop guards: auto-replies, our own address, re-delivery, calendar replies', async (t) => {
