@@ -1,11 +1,12 @@
 import type { Ctx } from '../core/context.js';
+import { csatUrlFor } from '../csat/surveys.js';
 import type { EventRecord } from '../events/models.js';
 import { Ticket } from '../tickets/models.js';
 import { uuidv7 } from '../core/ids.js';
 import { scoped } from '../db/tenant-scope.js';
 import { MailMessageId, NotificationRecord } from './models.js';
 import { NOTIFYING_EVENTS, plan, type Recipient } from './recipients.js';
-import { htmlToText, renderHtml, renderSubject, type Values } from './render.js';
+import { htmlToText, renderHtml, renderSubject, usesPlaceholder, type Values } from './render.js';
 import { loadMailSettings } from './settings-store.js';
 import { templateFor } from './templates.js';
 import type { Identifier } from './template-defaults.js';
@@ -20,7 +21,7 @@ import { sendDueNotifications } from './send.js';
  * are handed to the sender at once; the `mail-send` job retries what failed (1, 5, 30 min).
  */
 
-async function valuesFor(ctx: Ctx, ticket: Ticket, event: EventRecord, identifier: Identifier): Promise<Values> {
+async function valuesFor(ctx: Ctx, ticket: Ticket, event: EventRecord, identifier: Identifier, withCsat: boolean): Promise<Values> {
   const data = event.data as Record<string, unknown>;
   const names = await scoped(ctx, 'users').whereIn('users.id', [ticket.requester_id, ticket.assigned_agent_id].filter((x): x is string => !!x))
     .select('users.id', 'users.name') as { id: string; name: string }[];
@@ -35,18 +36,24 @@ async function valuesFor(ctx: Ctx, ticket: Ticket, event: EventRecord, identifie
     'customer.name': nameOf(ticket.requester_id),
     'agent.name': agentName,
     'message.body': typeof data.body === 'string' ? data.body : '',
-    // CSAT surveys are another area's (CONTRACT §14 "CSAT"); until it lands the link is the site.
-    'csat.url': ctx.deps.config.siteUrl,
+    // The survey of the ticket's stay in the CSAT trigger category (the csat consumer, registered
+    // before this one, issued it in this same transaction). Asked only when a template shows it,
+    // since asking may issue a survey. Without CSAT (disabled, or the ticket not in the trigger
+    // category) the link is the site, so a template's link never points nowhere.
+    'csat.url': (withCsat ? await csatUrlFor(ctx, ticket.id) : null) ?? ctx.deps.config.siteUrl,
   };
 }
 
 async function enqueue(ctx: Ctx, event: EventRecord, ticket: Ticket, identifier: Identifier, recipients: Recipient[], domain: string): Promise<string[]> {
   const ids: string[] = [];
-  const values = await valuesFor(ctx, ticket, event, identifier);
+  const texts = [];
+  for (const recipient of recipients) texts.push(await templateFor(ctx, identifier, recipient.locale));
+  const withCsat = texts.some((text) => usesPlaceholder(text.subject, 'csat.url') || usesPlaceholder(text.body_html, 'csat.url'));
+  const values = await valuesFor(ctx, ticket, event, identifier, withCsat);
   // The customer's own first Message-ID is put before the root at send time (send.ts).
   const references = [rootMessageId(ticket.id, domain)];
-  for (const recipient of recipients) {
-    const text = await templateFor(ctx, identifier, recipient.locale);
+  for (const [index, recipient] of recipients.entries()) {
+    const text = texts[index]!;
     const bodyHtml = renderHtml(text.body_html, values);
     const subject = renderSubject(text.subject, values);
     const id = uuidv7(ctx.now.getTime());

@@ -20,6 +20,11 @@ export function unknownPlaceholders(text: string): string[] {
   return [...new Set([...text.matchAll(TOKEN)].map((m) => m[1]!).filter((name) => !KNOWN.has(name)))];
 }
 
+/** Whether a text shows `{{name}}` (spaces inside the braces allowed, as when rendering). */
+export function usesPlaceholder(text: string, name: Placeholder): boolean {
+  return [...text.matchAll(TOKEN)].some((m) => m[1] === name);
+}
+
 export function escapeHtml(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }

@@ -118,6 +118,35 @@ t.test('notification mail', async (t) => {
     t.match(mails[0]!.raw, /SLA deadline approaching: Slow site/);
   });
 
+  await t.test('{{csat.url}}: the site without CSAT; with CSAT on, the survey the resolution issued', async (t) => {
+    const linkOf = async (mail: { to: string[] }) => {
+      const html = (await parse(mail as never)).html as string;
+      return /href="([^"]*)">Rate our support/.exec(html)?.[1];
+    };
+    const plain = await openTicket(env, customer.token, { subject: 'No survey', body: 'x' });
+    await settle(env, sink, sink.messages.length - 1, 100);
+    let before = sink.messages.length;
+    t.equal((await call(env, 'PATCH', `/tickets/${plain.id}`, { token: agent.token, body: { status_id: ids.status.resolved } })).statusCode, 200);
+    let mails = await settle(env, sink, before);
+    t.equal(await linkOf(mails.find((m) => m.to.includes(customer.email))!), env.config.siteUrl, 'CSAT off: the link is the site');
+
+    t.equal((await call(env, 'PATCH', '/csat/settings', { token: admin, body: { enabled: true } })).statusCode, 200);
+    const rated = await openTicket(env, customer.token, { subject: 'Rate me', body: 'x' });
+    await settle(env, sink, sink.messages.length - 1, 100);
+    before = sink.messages.length;
+    t.equal((await call(env, 'PATCH', `/tickets/${rated.id}`, { token: agent.token, body: { status_id: ids.status.resolved } })).statusCode, 200);
+    mails = await settle(env, sink, before);
+    const link = await linkOf(mails.find((m) => m.to.includes(customer.email))!);
+    t.match(link, new RegExp(`^${env.config.siteUrl.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/csat/cs_[A-Za-z0-9_-]+$`), 'the survey link');
+    t.equal(await env.deps.db('csat_surveys').where({ tenant_id: tenant.id, ticket_id: rated.id }).count({ n: '*' }).then((r) => Number(r[0]!.n)), 1,
+      'one survey: the mail printed the one the resolution issued');
+    const token = decodeURIComponent(link!.split('/csat/')[1]!);
+    const submitted = await call(env, 'POST', `/csat/${token}`, { body: { score: 5 } });
+    t.equal(submitted.statusCode, 200, 'the link carries a working token');
+    t.equal(submitted.json().ticket_id, rated.id);
+    t.equal((await call(env, 'PATCH', '/csat/settings', { token: admin, body: { enabled: false } })).statusCode, 200);
+  });
+
   await t.test('inactive users get nothing; the recipient locale picks the translation', async (t) => {
     const german = await userFixture(env, tenant.id, 'customer');
     t.equal((await call(env, 'PATCH', `/users/${german.id}`, { token: admin, body: { locale: 'de' } })).statusCode, 200);
