@@ -2,6 +2,7 @@ import type { Ctx } from '../core/context.js';
 import { scoped } from '../db/tenant-scope.js';
 import type { EventRecord } from '../events/models.js';
 import type { Ticket } from '../tickets/models.js';
+import { preferencesOf } from '../push/quiet-hours.js';
 import { Status } from '../vocab/models.js';
 import { collaboratorAddresses } from './conversation-port.js';
 import type { Identifier } from './template-defaults.js';
@@ -15,21 +16,24 @@ import type { Identifier } from './template-defaults.js';
  *   ticket.status_changed   → into category resolved: ticket.resolved (requester)
  *   ticket.sla_warning      → sla.warning (the team's leads and the tenant's admins)
  * Never the actor of the change (except the requester's own confirmation), never inactive users,
- * agent mail only to active staff.
+ * agent mail only to active staff who did not turn mail off (`notification_preferences.email`;
+ * customer mail ignores that switch, CONTRACT §14).
  */
 export interface Recipient { userId: string | null; email: string; name: string; locale: string | null }
 export interface Planned { identifier: Identifier; recipients: Recipient[] }
 
-interface UserRow { id: string; email: string; name: string; locale: string | null; role: string; active: boolean }
+interface UserRow { id: string; email: string; name: string; locale: string | null; role: string; active: boolean; notification_preferences: unknown }
 
 async function usersWhere(ctx: Ctx, build: (qb: ReturnType<typeof scoped>) => void): Promise<UserRow[]> {
-  const qb = scoped(ctx, 'users').select('users.id', 'users.email', 'users.name', 'users.locale', 'users.role', 'users.active');
+  const qb = scoped(ctx, 'users').select('users.id', 'users.email', 'users.name', 'users.locale', 'users.role', 'users.active', 'users.notification_preferences');
   build(qb);
   return qb as unknown as Promise<UserRow[]>;
 }
 
 const asRecipient = (u: UserRow): Recipient => ({ userId: u.id, email: u.email, name: u.name, locale: u.locale });
 const isStaff = (u: UserRow) => u.active && (u.role === 'admin' || u.role === 'agent');
+/** Who may get agent mail: active staff whose preferences leave email on (the preferences' defaults apply). */
+const takesAgentMail = (u: UserRow) => isStaff(u) && preferencesOf(u.notification_preferences).email;
 
 async function userById(ctx: Ctx, id: string | null): Promise<UserRow | null> {
   if (!id) return null;
@@ -72,11 +76,11 @@ export async function plan(ctx: Ctx, event: EventRecord, ticket: Ticket): Promis
     case 'ticket.created':
       return [
         { identifier: 'ticket.created.customer', recipients: distinct(requesterList, actor, true) },
-        { identifier: 'ticket.created.agent', recipients: distinct((await handlers(ctx, ticket)).filter(isStaff).map(asRecipient), actor) },
+        { identifier: 'ticket.created.agent', recipients: distinct((await handlers(ctx, ticket)).filter(takesAgentMail).map(asRecipient), actor) },
       ];
     case 'ticket.assignee_changed': {
       const assignee = await userById(ctx, (data.to_id as string | null) ?? null);
-      return [{ identifier: 'ticket.assigned', recipients: distinct(assignee && isStaff(assignee) ? [asRecipient(assignee)] : [], actor) }];
+      return [{ identifier: 'ticket.assigned', recipients: distinct(assignee && takesAgentMail(assignee) ? [asRecipient(assignee)] : [], actor) }];
     }
     case 'ticket.message_created': {
       if (data.is_private) return [];
@@ -85,7 +89,7 @@ export async function plan(ctx: Ctx, event: EventRecord, ticket: Ticket): Promis
           .map((c) => ({ userId: c.user_id, email: c.email, name: c.name ?? c.email, locale: null }));
         return [{ identifier: 'ticket.reply.customer', recipients: distinct([...requesterList, ...collaborators], actor) }];
       }
-      return [{ identifier: 'ticket.reply.agent', recipients: distinct((await handlers(ctx, ticket)).filter(isStaff).map(asRecipient), actor) }];
+      return [{ identifier: 'ticket.reply.agent', recipients: distinct((await handlers(ctx, ticket)).filter(takesAgentMail).map(asRecipient), actor) }];
     }
     case 'ticket.status_changed': {
       const to = data.to_id ? await Status.findIn(ctx, data.to_id as string) : undefined;
@@ -95,7 +99,7 @@ export async function plan(ctx: Ctx, event: EventRecord, ticket: Ticket): Promis
     case 'ticket.sla_warning': {
       const leads = await teamMembers(ctx, ticket.team_id, true);
       const admins = await usersWhere(ctx, (qb) => qb.where('users.role', 'admin').where('users.active', true));
-      return [{ identifier: 'sla.warning', recipients: distinct([...leads, ...admins].filter(isStaff).map(asRecipient), actor) }];
+      return [{ identifier: 'sla.warning', recipients: distinct([...leads, ...admins].filter(takesAgentMail).map(asRecipient), actor) }];
     }
     default:
       return [];

@@ -147,6 +147,18 @@ t.test('notification mail', async (t) => {
     t.equal((await call(env, 'PATCH', '/csat/settings', { token: admin, body: { enabled: false } })).statusCode, 200);
   });
 
+  await t.test('notification_preferences.email false stops agent mail, never customer mail', async (t) => {
+    const prefs = (token: string, email: boolean) => call(env, 'PATCH', '/auth/me', { token, body: { notification_preferences: { email } } });
+    t.equal((await prefs(member.token, false)).statusCode, 200);
+    t.equal((await prefs(customer.token, false)).statusCode, 200);
+    const before = sink.messages.length;
+    const ticket = await openTicket(env, agent.token, { subject: 'Muted member', body: 'x', requester_id: customer.id, team_id: team.id });
+    const mails = (await settle(env, sink, before)).filter((m) => m.raw.includes(`[#${ticket.ticket_number}]`));
+    t.same(mails.flatMap((m) => m.to).sort(), [customer.email, lead.email].sort(), 'the lead gets the agent mail, the muted member not; the customer still gets theirs');
+    t.equal((await prefs(member.token, true)).statusCode, 200);
+    t.equal((await prefs(customer.token, true)).statusCode, 200);
+  });
+
   await t.test('inactive users get nothing; the recipient locale picks the translation', async (t) => {
     const german = await userFixture(env, tenant.id, 'customer');
     t.equal((await call(env, 'PATCH', `/users/${german.id}`, { token: admin, body: { locale: 'de' } })).statusCode, 200);
