@@ -118,6 +118,25 @@ t.test('notification mail', async (t) => {
     t.match(mails[0]!.raw, /SLA deadline approaching: Slow site/);
   });
 
+  await t.test('the sla-escalation job past a warning instant mails sla.warning to the leads and the admins', async (t) => {
+    // Urgent: first response due after 15 minutes, warned at 80% (12 minutes).
+    const ticket = await openTicket(env, agent.token, { subject: 'Checkout broken', body: 'x', requester_id: customer.id, team_id: team.id, priority_id: ids.priority.urgent });
+    await settle(env, sink, sink.messages.length - 1, 100);
+    const created = Date.parse(ticket.created_at);
+    let before = sink.messages.length;
+    await runJob(env.deps, 'sla-escalation', { now: new Date(created + 5 * 60_000) });
+    await new Promise((r) => setTimeout(r, 300));
+    t.same(sink.messages.slice(before).filter((m) => m.raw.includes(`[#${ticket.ticket_number}]`)), [], 'nothing before the warning instant');
+    before = sink.messages.length;
+    await runJob(env.deps, 'sla-escalation', { now: new Date(created + 13 * 60_000) });
+    const mails = (await settle(env, sink, before)).filter((m) => m.raw.includes(`[#${ticket.ticket_number}]`));
+    t.same(mails.flatMap((m) => m.to).sort(), [lead.email, tenant.admin.email].sort(), 'the team lead and the admin, not the plain member');
+    t.match(mails[0]!.raw, /SLA deadline approaching: Checkout broken/);
+    const rows = await rowsOf(env, tenant.id).where({ ticket_id: ticket.id, identifier: 'sla.warning' });
+    t.equal(rows.length, 2, 'one outbox row per recipient');
+    t.ok(rows.every((r) => r.status === 'sent'), 'sent after the job committed');
+  });
+
   await t.test('{{csat.url}}: the site without CSAT; with CSAT on, the survey the resolution issued', async (t) => {
     const linkOf = async (mail: { to: string[] }) => {
       const html = (await parse(mail as never)).html as string;
