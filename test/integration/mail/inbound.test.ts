@@ -140,6 +140,21 @@ t.test('inbound mail', async (t) => {
     t.equal(events.length, 2, 'one ticket.collaborator_added each');
   });
 
+  await t.test("the requester's own address in Cc is skipped, and the rest of the mail still lands", async (t) => {
+    const eve = await userFixture(env, tenant.id, 'customer', 'eve@customer.example');
+    t.equal((await call(env, 'PATCH', `/users/${eve.id}`, { token: admin, body: { alternate_emails: ['eve.home@customer.example'] } })).statusCode, 200);
+    const res = await deliver(env, path, await compose({
+      from: 'eve.home@customer.example', to: 'support@helpdesk.example', subject: 'From home',
+      cc: ['eve@customer.example', 'frank@partner.example'], text: 'Copying my work address',
+    }));
+    t.equal(res.statusCode, 202);
+    const answer = res.json();
+    const ticket = (await call(env, 'GET', `/tickets/${answer.ticket_id}`, { token: admin })).json();
+    t.equal(ticket.requester_id, eve.id, 'the requester found by the alternate address');
+    const list = (await call(env, 'GET', `/tickets/${answer.ticket_id}/collaborators`, { token: admin })).json();
+    t.same(list.data.map((c: { email: string }) => c.email), ['frank@partner.example'], 'the requester is not their own collaborator');
+  });
+
   await t.test('attachment types are sniffed from the bytes, not taken from the mail', async (t) => {
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
     const mail = await compose({
