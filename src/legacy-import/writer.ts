@@ -199,7 +199,7 @@ class Importer {
       const teams = await mappedIds(ctx, 'team');
       for (const r of rows) {
         await this.each(ctx, 'agent', r.staff_id, 'agents', async (c) => {
-          const email = String(r.email ?? '').trim();
+          const email = String(r.email ?? '').trim().toLowerCase();
           if (!email) throw new Error('the agent has no email address');
           const existing = await this.userByEmail(c, email);
           if (existing) return { id: existing.id, reused: true };
@@ -258,7 +258,7 @@ class Importer {
       const orgs = await mappedIds(ctx, 'organization');
       for (const r of rows) {
         await this.each(ctx, 'customer', r.id, 'customers', async (c) => {
-          const mine = emails.filter((e) => String(e.user_id) === String(r.id)).map((e) => ({ id: String(e.id), address: String(e.address).trim() })).filter((e) => e.address);
+          const mine = emails.filter((e) => String(e.user_id) === String(r.id)).map((e) => ({ id: String(e.id), address: String(e.address).trim().toLowerCase() })).filter((e) => e.address);
           const primary = mine.find((e) => e.id === String(r.default_email_id)) ?? mine[0];
           if (!primary) throw new Error('the user has no email address');
           const existing = await this.userByEmail(c, primary.address);
@@ -281,14 +281,14 @@ class Importer {
 
   private async ticketTypes(): Promise<void> {
     if (!(await this.hasTable('help_topic'))) return;
-    await this.walk('ticket_types', (after) => [`SELECT topic_id, topic, isactive, created, updated FROM ${this.t('help_topic')} WHERE topic_id > ? ORDER BY topic_id`, [after]], 'topic_id', async (ctx, rows) => {
+    await this.walk('ticket_types', (after) => [`SELECT topic_id, topic, created, updated FROM ${this.t('help_topic')} WHERE topic_id > ? ORDER BY topic_id`, [after]], 'topic_id', async (ctx, rows) => {
       for (const r of rows) {
         await this.each(ctx, 'ticket_type', r.topic_id, 'ticket_types', async (c) => {
           const name = String(r.topic).trim();
           const existing = await TicketType.scoped(c).whereRaw('lower(name) = lower(?)', [name]).first();
           if (existing) return { id: existing.id, reused: true };
           const created = this.date(r.created) ?? c.now;
-          const type = await TicketType.insertIn(c, { name, active: Boolean(Number(r.isactive ?? 1)), created_at: created, updated_at: this.date(r.updated) ?? created });
+          const type = await TicketType.insertIn(c, { name, created_at: created, updated_at: this.date(r.updated) ?? created });
           return { id: type.id };
         });
       }
