@@ -83,6 +83,9 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aCanned = await aPost('/canned-responses', { title: 'Secret canned of A', shortcut: 'secret-a', body: 'Secret canned body of A' });
   const aRule = await aPost('/routing-rules', { name: 'Secret rule of A', conditions: [], actions: [{ type: 'require_skill', value: aSkill.id }] });
 
+  // A run of the legacy import of A (the row only: its source is never contacted here).
+  const aImport = (await call(env, 'POST', '/legacy-import', { token: a.admin.token, body: { source: 'mysql://reader@127.0.0.1:1/secret_import_of_a' } })).json().id as string;
+
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
     users: aCustomer.id,
@@ -113,6 +116,7 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     macroId: aMacro.id,
     'canned-responses': aCanned.id,
     'routing-rules': aRule.id,
+    'legacy-import': aImport,
   };
   const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email,
     aKey.id, aKey.prefix, aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id,
@@ -122,7 +126,7 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     aMessage.id, 'secret reply of tenant A', aAttachment.id, 'secret-a.txt', 'secret file of tenant A',
     aHoliday, aPriority, aWebhook.id, aWebhook.url, aWebhook.secret, aDelivery.id, aTag.id,
     'secret-tag-of-a', aFilter.id, 'Secret filter of A', aMacro.id, 'Secret macro of A', aCanned.id,
-    'Secret canned', aRule.id, 'Secret rule of A'];
+    'Secret canned', aRule.id, 'Secret rule of A', aImport, 'secret_import_of_a'];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
