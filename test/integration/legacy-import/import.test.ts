@@ -106,6 +106,9 @@ t.test('osTicket import of the sample', async (t) => {
     t.equal(events.length, 8, 'one event per ticket, nothing else');
     t.same([...new Set(events.map((e) => e.type))], ['ticket.imported']);
     t.equal(await count('webhook_deliveries'), 0);
+    const timeline = await call(env, 'GET', `/tickets/${one.id}/events`, { token: tenant.admin.token });
+    t.equal(timeline.statusCode, 200, timeline.body);
+    t.same(timeline.json().data.map((e: { type: string }) => e.type), ['imported'], 'the timeline shows the import');
 
     // The sequence continues above the largest kept number.
     const counter = await db('ticket_counters').where({ tenant_id: tenant.id }).first();
