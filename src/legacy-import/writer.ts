@@ -6,7 +6,7 @@ import type { RowDataPacket } from 'mysql2/promise';
 import type { Actor, Ctx, Deps } from '../core/context.js';
 import { uuidv7 } from '../core/ids.js';
 import { inTransaction } from '../db/transaction.js';
-import { scoped } from '../db/tenant-scope.js';
+import { insertScoped, scoped } from '../db/tenant-scope.js';
 import { recordEvent } from '../events/record.js';
 import { OrganizationRecord, TeamRecord, UserRecord } from '../directory/models.js';
 import { blobStoreFor } from '../storage/store.js';
@@ -16,7 +16,7 @@ import { nextTicketNumber } from '../tickets/numbering.js';
 import { Attachment, Message, Ticket, type Channel } from '../tickets/models.js';
 import { TicketCollaborator } from '../tickets/ops-models.js';
 import { CustomField, Priority, Status, TicketType } from '../vocab/models.js';
-import { mappedId, mappedIds, remember, type LegacyKind } from './map.js';
+import { SYSTEM, mappedId, mappedIds, remember, type LegacyKind } from './map.js';
 import { batches, openSource, probe, wallTimeToDate, type LegacySource } from './source.js';
 
 /**
@@ -401,24 +401,60 @@ class Importer {
       const tickets = await mappedIds(ctx, 'ticket', rows.map((r) => r.ticket_id));
       const customers = await mappedIds(ctx, 'customer', rows.map((r) => r.user_id));
       const agents = await mappedIds(ctx, 'agent');
-      for (const r of rows) {
+      const done = await mappedIds(ctx, 'message', rows.map((r) => r.id));
+      const ticketRows = await Ticket.scoped(ctx).whereIn('tickets.id', [...new Set(tickets.values())]).select('id', 'channel', 'created_at');
+      const ticketOf = new Map(ticketRows.map((x) => [x.id, x]));
+      const keyOf = (r: RowDataPacket): ResultKey => (String(r.type) === 'N' ? 'notes' : 'messages');
+      const build = (r: RowDataPacket): Record<string, unknown> => {
         const type = String(r.type);
-        const key: ResultKey = type === 'N' ? 'notes' : 'messages';
-        await this.each(ctx, 'message', r.id, key, async (c) => {
-          if (!['M', 'R', 'N'].includes(type)) throw new Error(`thread entries of type ${type} are not imported`);
-          const ticketId = tickets.get(String(r.ticket_id));
-          if (!ticketId) throw new Error(`its ticket ${r.ticket_id} was not imported`);
-          const ticket = (await Ticket.findIn(c, ticketId))!;
-          const fromCustomer = type === 'M' && Number(r.staff_id) === 0;
-          const authorId = fromCustomer ? customers.get(String(r.user_id)) ?? null : agents.get(String(r.staff_id)) ?? customers.get(String(r.user_id)) ?? null;
-          const raw = String(r.body ?? '');
-          const html = String(r.format) === 'html' ? sanitizeBodyHtml(raw) : null;
-          const message = await Message.insertIn(c, {
-            ticket_id: ticketId, body: html !== null ? htmlToText(html) : raw, body_html: html, is_private: type === 'N',
-            author_id: authorId, author_name: String(r.poster ?? '').trim() || (fromCustomer ? 'Customer' : 'Agent'),
-            is_agent: !fromCustomer, channel: ticket.channel, created_at: this.date(r.created) ?? ticket.created_at,
+        if (!['M', 'R', 'N'].includes(type)) throw new Error(`thread entries of type ${type} are not imported`);
+        const ticketId = tickets.get(String(r.ticket_id));
+        const ticket = ticketId ? ticketOf.get(ticketId) : undefined;
+        if (!ticket) throw new Error(`its ticket ${r.ticket_id} was not imported`);
+        const fromCustomer = type === 'M' && Number(r.staff_id) === 0;
+        const authorId = fromCustomer ? customers.get(String(r.user_id)) ?? null : agents.get(String(r.staff_id)) ?? customers.get(String(r.user_id)) ?? null;
+        const raw = String(r.body ?? '');
+        const html = String(r.format) === 'html' ? sanitizeBodyHtml(raw) : null;
+        return {
+          id: uuidv7(ctx.now.getTime()), ticket_id: ticket.id, body: html !== null ? htmlToText(html) : raw, body_html: html, is_private: type === 'N',
+          author_id: authorId, author_name: String(r.poster ?? '').trim() || (fromCustomer ? 'Customer' : 'Agent'),
+          is_agent: !fromCustomer, channel: ticket.channel, created_at: this.date(r.created) ?? ticket.created_at,
+        };
+      };
+      // Fast path: every new entry of the batch in one INSERT with its map rows, in one savepoint.
+      // Whatever cannot be built, or a batch whose INSERT fails, goes row by row (and reports).
+      const slow: RowDataPacket[] = [];
+      const built: Array<{ r: RowDataPacket; row: Record<string, unknown> }> = [];
+      for (const r of rows) {
+        if (done.has(String(r.id))) {
+          this.result.skipped[keyOf(r)] += 1;
+          continue;
+        }
+        try {
+          built.push({ r, row: build(r) });
+        } catch {
+          slow.push(r);
+        }
+      }
+      if (built.length) {
+        try {
+          await ctx.trx.transaction(async (sp) => {
+            const inner: Ctx = { ...ctx, trx: sp };
+            await insertScoped(inner, 'messages', built.map((b) => b.row));
+            await insertScoped(inner, 'legacy_import_map', built.map((b) => ({
+              system: SYSTEM, kind: 'message', legacy_id: String(b.r.id), target_id: b.row.id, created_at: ctx.now,
+            })));
           });
-          return { id: message.id };
+          for (const b of built) this.result.counts[keyOf(b.r)] += 1;
+        } catch {
+          slow.push(...built.map((b) => b.r));
+        }
+      }
+      for (const r of slow.sort((a, b) => Number(a.id) - Number(b.id))) {
+        await this.each(ctx, 'message', r.id, keyOf(r), async (c) => {
+          const row = build(r);
+          await Message.insertIn(c, row);
+          return { id: String(row.id) };
         });
       }
     });
