@@ -343,50 +343,97 @@ class Importer {
       const departments = await mappedIds(ctx, 'department');
       const teams = await mappedIds(ctx, 'team');
       const types = await mappedIds(ctx, 'ticket_type');
+      const requesters = await UserRecord.scoped(ctx).whereIn('users.id', [...new Set(customers.values())]).select('id', 'organization_id');
+      const orgOf = new Map(requesters.map((u) => [u.id, u.organization_id]));
+      const numbers = rows.map((r) => String(r.number ?? '')).filter((n) => /^[0-9]{1,9}$/.test(n)).map(Number);
+      const taken = new Set((await Ticket.scoped(ctx).whereIn('ticket_number', numbers).select('ticket_number')).map((x) => x.ticket_number));
+      /** The row of a ticket; its number is null when the legacy one cannot be kept (drawn later). */
+      const build = (r: RowDataPacket) => {
+        const mine = answers.filter((a) => String(a.ticket_id) === String(r.ticket_id));
+        const cd = cdata.get(String(r.ticket_id)) as RowDataPacket | undefined;
+        const formSubject = mine.find((a) => a.name === 'subject')?.value;
+        const subject = String(formSubject ?? cd?.subject ?? '').trim() || '(no subject)';
+        const formPriority = mine.find((a) => a.name === 'priority')?.value_id;
+        const legacyPriority = priorities.get(String(formPriority ?? cd?.priority ?? ''));
+        const priorityId = vocab.priority.get(PRIORITY_KEYS[legacyPriority ?? ''] ?? 'normal') ?? vocab.priority.get('normal');
+        const legacyStatus = statuses.get(String(r.status_id));
+        const statusKey = legacyStatus?.state === 'open' ? 'open' : String(legacyStatus?.name ?? '').toLowerCase() === 'resolved' ? 'resolved' : 'closed';
+        const status = vocab.status.get(statusKey);
+        if (!status || !priorityId) throw new Error('the tenant lacks the open/resolved/closed statuses or its priorities');
+        const requesterId = customers.get(String(r.user_id));
+        if (!requesterId) throw new Error(`its user ${r.user_id} was not imported`);
+        const source = String(r.source ?? '').toLowerCase();
+        const channel: Channel = source === 'web' ? 'webform' : source === 'email' ? 'email' : 'api';
+        const tags = source === 'phone' ? ['osticket-source-phone'] : ['web', 'email', 'api'].includes(source) ? [] : ['osticket-source-other'];
+        const custom: Record<string, string> = {};
+        for (const a of mine) {
+          const key = customKeys.get(String(a.field_id));
+          if (key && a.value !== null && String(a.value) !== '') custom[key] = String(a.value).slice(0, 10_000);
+        }
+        const number = String(r.number ?? '');
+        let ticketNumber: number | null = /^[0-9]{1,9}$/.test(number) ? Number(number) : null;
+        if (ticketNumber !== null && (ticketNumber < 1 || taken.has(ticketNumber))) ticketNumber = null;
+        if (ticketNumber !== null) taken.add(ticketNumber);
+        const created = this.date(r.created) ?? ctx.now;
+        const closed = statusKey === 'open' ? null : this.date(r.closed) ?? this.date(r.updated) ?? created;
+        return {
+          id: uuidv7(ctx.now.getTime()), ticket_number: ticketNumber, subject, status_id: status.id, priority_id: priorityId,
+          type_id: types.get(String(r.topic_id)) ?? null, requester_id: requesterId,
+          assigned_agent_id: agents.get(String(r.staff_id)) ?? null,
+          team_id: teams.get(String(r.team_id)) ?? departments.get(String(r.dept_id)) ?? null,
+          organization_id: orgOf.get(requesterId) ?? null, channel, tags, custom_fields: custom,
+          resolved_at: statusKey === 'resolved' ? closed : null, closed_at: closed,
+          created_at: created, updated_at: this.date(r.updated) ?? created,
+        };
+      };
+      const imported = (c: Ctx, r: RowDataPacket, row: { id: string; ticket_number: number | null }) => recordEvent(c, {
+        type: 'ticket.imported', subjectType: 'ticket', ticketId: row.id, to: `osTicket #${String(r.number ?? '')}`,
+        data: { ticket_id: row.id, ticket_number: row.ticket_number, legacy: { system: 'osticket', ticket_id: Number(r.ticket_id), number: String(r.number ?? '') } },
+      });
+      // Fast path as for thread entries: the batch's new tickets with kept numbers in one INSERT with
+      // their map rows and events; the rest (numbers to draw, failures) row by row.
+      const done = await mappedIds(ctx, 'ticket', ids);
+      const slow: RowDataPacket[] = [];
+      const built: Array<{ r: RowDataPacket; row: ReturnType<typeof build> }> = [];
       for (const r of rows) {
+        if (done.has(String(r.ticket_id))) {
+          this.result.skipped.tickets += 1;
+          continue;
+        }
+        try {
+          const row = build(r);
+          if (row.ticket_number === null) slow.push(r);
+          else built.push({ r, row });
+        } catch {
+          slow.push(r);
+        }
+      }
+      if (built.length) {
+        try {
+          await ctx.trx.transaction(async (sp) => {
+            const inner: Ctx = { ...ctx, trx: sp };
+            await insertScoped(inner, 'tickets', built.map((b) => b.row));
+            await insertScoped(inner, 'legacy_import_map', built.map((b) => ({
+              system: SYSTEM, kind: 'ticket', legacy_id: String(b.r.ticket_id), target_id: b.row.id, created_at: ctx.now,
+            })));
+            for (const b of built) await imported(inner, b.r, b.row);
+          });
+          this.result.counts.tickets += built.length;
+        } catch {
+          for (const b of built) taken.delete(b.row.ticket_number!);
+          slow.push(...built.map((b) => b.r));
+        }
+      }
+      for (const r of slow.sort((a, b) => Number(a.ticket_id) - Number(b.ticket_id))) {
         await this.each(ctx, 'ticket', r.ticket_id, 'tickets', async (c) => {
-          const mine = answers.filter((a) => String(a.ticket_id) === String(r.ticket_id));
-          const cd = cdata.get(String(r.ticket_id)) as RowDataPacket | undefined;
-          const formSubject = mine.find((a) => a.name === 'subject')?.value;
-          const subject = String(formSubject ?? cd?.subject ?? '').trim() || '(no subject)';
-          const formPriority = mine.find((a) => a.name === 'priority')?.value_id;
-          const legacyPriority = priorities.get(String(formPriority ?? cd?.priority ?? ''));
-          const priorityId = vocab.priority.get(PRIORITY_KEYS[legacyPriority ?? ''] ?? 'normal') ?? vocab.priority.get('normal');
-          const legacyStatus = statuses.get(String(r.status_id));
-          const statusKey = legacyStatus?.state === 'open' ? 'open' : String(legacyStatus?.name ?? '').toLowerCase() === 'resolved' ? 'resolved' : 'closed';
-          const status = vocab.status.get(statusKey);
-          if (!status || !priorityId) throw new Error('the tenant lacks the open/resolved/closed statuses or its priorities');
-          const requesterId = customers.get(String(r.user_id));
-          if (!requesterId) throw new Error(`its user ${r.user_id} was not imported`);
-          const requester = await UserRecord.findIn(c, requesterId);
-          const source = String(r.source ?? '').toLowerCase();
-          const channel: Channel = source === 'web' ? 'webform' : source === 'email' ? 'email' : 'api';
-          const tags = source === 'phone' ? ['osticket-source-phone'] : ['web', 'email', 'api'].includes(source) ? [] : ['osticket-source-other'];
-          const custom: Record<string, string> = {};
-          for (const a of mine) {
-            const key = customKeys.get(String(a.field_id));
-            if (key && a.value !== null && String(a.value) !== '') custom[key] = String(a.value).slice(0, 10_000);
+          const row = build(r);
+          // A number already in the tenant (or not numeric) gives way to the tenant's sequence.
+          if (row.ticket_number === null || await Ticket.scoped(c).findOne({ 'tickets.ticket_number': row.ticket_number })) {
+            row.ticket_number = await nextTicketNumber(c);
           }
-          const number = String(r.number ?? '');
-          let ticketNumber: number | null = /^[0-9]{1,9}$/.test(number) ? Number(number) : null;
-          if (ticketNumber !== null && (ticketNumber < 1 || await Ticket.scoped(c).findOne({ 'tickets.ticket_number': ticketNumber }))) ticketNumber = null;
-          ticketNumber ??= await nextTicketNumber(c);
-          const created = this.date(r.created) ?? c.now;
-          const closed = statusKey === 'open' ? null : this.date(r.closed) ?? this.date(r.updated) ?? created;
-          const ticket = await Ticket.insertIn(c, {
-            ticket_number: ticketNumber, subject, status_id: status.id, priority_id: priorityId,
-            type_id: types.get(String(r.topic_id)) ?? null, requester_id: requesterId,
-            assigned_agent_id: agents.get(String(r.staff_id)) ?? null,
-            team_id: teams.get(String(r.team_id)) ?? departments.get(String(r.dept_id)) ?? null,
-            organization_id: requester?.organization_id ?? null, channel, tags, custom_fields: custom,
-            resolved_at: statusKey === 'resolved' ? closed : null, closed_at: closed,
-            created_at: created, updated_at: this.date(r.updated) ?? created,
-          });
-          await recordEvent(c, {
-            type: 'ticket.imported', subjectType: 'ticket', ticketId: ticket.id, to: `osTicket #${number}`,
-            data: { ticket_id: ticket.id, ticket_number: ticketNumber, legacy: { system: 'osticket', ticket_id: Number(r.ticket_id), number } },
-          });
-          return { id: ticket.id };
+          await Ticket.insertIn(c, row);
+          await imported(c, r, row);
+          return { id: row.id };
         });
       }
     });
