@@ -42,6 +42,22 @@ t.test('source time zone, other ticket-form fields, filesystem attachments', asy
   t.equal(file.sha256, createHash('sha256').update(bytes).digest('hex'));
 });
 
+t.test('ticket numbers: kept when numeric and unique, else drawn above the largest kept one', async (t) => {
+  const env = await testApp(t);
+  const tenant = await tenantFixture(env);
+  const source = osticketDb(t);
+  source.sql("UPDATE ost_ticket SET number = '777' WHERE ticket_id IN (1, 2); UPDATE ost_ticket SET number = 'A-12' WHERE ticket_id = 3; UPDATE ost_ticket SET number = '900000' WHERE ticket_id = 4;");
+  const result = await runLegacyImport(env.deps, tenant.id, CLI_ACTOR, new Date(), { source: source.dsn, batchSize: 3 });
+  t.same(result.errors, []);
+  const tickets = await env.deps.db('tickets').where({ tenant_id: tenant.id }).orderBy('created_at').select('ticket_number');
+  const [one, two, three, four] = tickets.map((x) => x.ticket_number);
+  t.equal(one, 777, 'the first holder keeps its number');
+  t.equal(four, 900000);
+  const max = Math.max(...tickets.map((x) => x.ticket_number).filter((n) => n !== two && n !== three));
+  t.ok(two > 900000 && three > 900000 && two !== three, `drawn numbers continue the sequence (${two}, ${three}, largest kept ${max})`);
+  t.equal(new Set(tickets.map((x) => x.ticket_number)).size, tickets.length, 'all distinct');
+});
+
 t.test('wall times in a zone, across daylight saving; zero dates are null', async (t) => {
   t.equal(wallTimeToDate('2024-07-01 12:00:00', 'Europe/Berlin')!.toISOString(), '2024-07-01T10:00:00.000Z');
   t.equal(wallTimeToDate('2024-01-01 12:00:00', 'America/New_York')!.toISOString(), '2024-01-01T17:00:00.000Z');
