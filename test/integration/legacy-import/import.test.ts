@@ -136,6 +136,8 @@ t.test('osTicket import of the sample', async (t) => {
     t.equal(result.counts.messages + result.counts.notes, 19);
     t.equal(Number((await db('messages').where({ tenant_id: other.id }).count({ n: '*' }))[0]!.n), 21);
   });
+
+  t.same(env.guard.violations, [], 'every query of the import names its tenant');
 });
 
 t.test('a source that is not osTicket is refused with the reason', async (t) => {
