@@ -64,7 +64,12 @@ export async function runLegacyImport(deps: Deps, tenantId: string, actor: Actor
     await probe(source);
     const result: ImportResult = { dry_run: Boolean(options.dryRun), counts: emptyCounts(), skipped: emptyCounts(), errors: [] };
     if (!options.dryRun) {
-      const unit: Unit = (fn) => inTransaction(deps, { tenantId, actor, now, quiet: true }, fn);
+      // One batch of one tenant at a time: two runs started side by side take turns per batch, and
+      // each batch reads the map after the other's commit, so neither imports a row twice.
+      const unit: Unit = (fn) => inTransaction(deps, { tenantId, actor, now, quiet: true }, async (ctx) => {
+        await ctx.trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`legacy-import:${tenantId}`]);
+        return fn(ctx);
+      });
       await new Importer(source, unit, result, options).run();
       return result;
     }

@@ -137,6 +137,17 @@ t.test('osTicket import of the sample', async (t) => {
     t.equal(Number((await db('messages').where({ tenant_id: other.id }).count({ n: '*' }))[0]!.n), 21);
   });
 
+  await t.test('two runs side by side import every row once', async (t) => {
+    const third = await tenantFixture(env);
+    const go = () => runLegacyImport(env.deps, third.id, CLI_ACTOR, now, { source: source.dsn, batchSize: 3 });
+    const [x, y] = await Promise.all([go(), go()]);
+    t.equal(x.counts.tickets + y.counts.tickets, 8);
+    t.equal(x.counts.messages + y.counts.messages, 16);
+    t.same([...x.errors, ...y.errors], []);
+    t.equal(Number((await db('tickets').where({ tenant_id: third.id }).count({ n: '*' }))[0]!.n), 8);
+    t.equal(Number((await db('messages').where({ tenant_id: third.id }).count({ n: '*' }))[0]!.n), 21);
+  });
+
   t.same(env.guard.violations, [], 'every query of the import names its tenant');
 });
 
