@@ -42,3 +42,24 @@ export function emptyMariaDb(t: Test): { name: string; dsn: string } {
   });
   return { name, dsn: `mysql://root@${HOST}:${PORT}/${name}` };
 }
+
+/** Adds `tickets` synthetic tickets (ids from 1001) with five thread entries each to a sample database. */
+export function addSyntheticTickets(db: OsticketDb, tickets: number): void {
+  const users = Math.max(10, Math.floor(tickets / 100));
+  db.sql(`SET SESSION sql_mode='';
+    INSERT INTO ost_user (id, org_id, default_email_id, status, name, created, updated)
+      SELECT 1000 + seq, 0, 1000 + seq, 0, CONCAT('Synthetic User ', seq), '2024-01-01 10:00:00', '2024-01-01 10:00:00' FROM seq_1_to_${users};
+    INSERT INTO ost_user_email (id, user_id, flags, address)
+      SELECT 1000 + seq, 1000 + seq, 0, CONCAT('synthetic', seq, '@synthetic.example') FROM seq_1_to_${users};
+    INSERT INTO ost_ticket (ticket_id, number, user_id, status_id, dept_id, sla_id, topic_id, staff_id, team_id, source, created, updated, lastupdate)
+      SELECT 1000 + seq, 1000000 + seq, 1001 + (seq MOD ${users}), 1, 1, 1, 1, 0, 0, 'Web',
+             '2024-01-02 10:00:00' + INTERVAL seq MINUTE, '2024-01-03 10:00:00', '2024-01-03 10:00:00' FROM seq_1_to_${tickets};
+    INSERT INTO ost_ticket__cdata (ticket_id, subject, priority) SELECT 1000 + seq, CONCAT('Synthetic ticket ', seq), 2 FROM seq_1_to_${tickets};
+    INSERT INTO ost_thread (id, object_id, object_type, created)
+      SELECT 1000 + seq, 1000 + seq, 'T', '2024-01-02 10:00:00' FROM seq_1_to_${tickets};
+    INSERT INTO ost_thread_entry (id, pid, thread_id, staff_id, user_id, type, flags, poster, body, format, created, updated)
+      SELECT 1000 + seq, 0, 1000 + ((seq - 1) DIV 5) + 1, IF((seq MOD 5) IN (2, 4), 2, 0),
+             IF((seq MOD 5) IN (2, 4), 0, 1001 + (((seq - 1) DIV 5 + 1) MOD ${users})),
+             ELT(1 + (seq MOD 5), 'N', 'M', 'R', 'M', 'R'), 0, 'Synthetic poster', CONCAT('<p>Entry ', seq, '</p>'), 'html',
+             '2024-01-02 10:00:00' + INTERVAL seq SECOND, '0000-00-00 00:00:00' FROM seq_1_to_${tickets * 5};`);
+}
