@@ -17,6 +17,7 @@ import { ticketOpsRoutes } from './ticket-ops.js';
 import { conversationRoutes } from './conversation.js';
 import { slaRoutes } from './sla.js';
 import { webhooksRoutes } from './webhooks.js';
+import { legacyImportRoutes } from './legacy-import.js';
 import { tagsRoutes } from './tags.js';
 import { savedFiltersRoutes } from './saved-filters.js';
 import { macrosRoutes } from './macros.js';
@@ -47,6 +48,7 @@ export const allRoutes: RouteDef[] = [
   ...conversationRoutes,
   ...slaRoutes,
   ...webhooksRoutes,
+  ...legacyImportRoutes,
   ...tagsRoutes,
   ...savedFiltersRoutes,
   ...macrosRoutes,

@@ -21,5 +21,7 @@ export function registerMessageHook(name: string, hook: MessageHook): void {
 }
 
 export async function runMessageHooks(ctx: Ctx, added: MessageAdded): Promise<void> {
+  // An import (ctx.quiet) reproduces history: no SLA clock or snooze reacts to it.
+  if (ctx.quiet) return;
   for (const hook of hooks.values()) await hook(ctx, added);
 }

@@ -48,6 +48,12 @@ export interface Ctx {
   requestId: string | null;
   ip: string | null;
   afterCommit(effect: () => Promise<void> | void): void;
+  /**
+   * Set by the legacy import only: the change reproduces history, so event consumers (webhook
+   * outbox, mail, push) and the ticket and message hooks (SLA clocks, routing, snooze) do not run.
+   * The events themselves are still recorded (the timeline keeps them).
+   */
+  quiet?: boolean;
 }
 
 export const SYSTEM_ACTOR: Actor = {

@@ -6,6 +6,8 @@ export interface ContextInput {
   now: Date;
   requestId?: string | null;
   ip?: string | null;
+  /** See Ctx.quiet: the legacy import's marker. */
+  quiet?: boolean;
 }
 
 /**
@@ -25,6 +27,7 @@ export async function inTransaction<T>(deps: Deps, input: ContextInput, fn: (ctx
       requestId: input.requestId ?? null,
       ip: input.ip ?? null,
       afterCommit: (effect) => effects.push(effect),
+      ...(input.quiet ? { quiet: true } : {}),
     };
     return fn(ctx);
   });

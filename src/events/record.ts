@@ -37,6 +37,7 @@ export async function recordEvent(ctx: Ctx, input: NewEvent): Promise<EventRecor
     data: input.data,
     created_at: ctx.now,
   });
-  for (const consume of eventConsumers()) await consume(ctx, event);
+  // An import (ctx.quiet) records history: nothing may fan out to webhooks, mail or push.
+  if (!ctx.quiet) for (const consume of eventConsumers()) await consume(ctx, event);
   return event;
 }

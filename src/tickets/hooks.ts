@@ -30,5 +30,7 @@ export function registerTicketHook(name: string, hook: TicketHook): void {
 }
 
 export async function runTicketHooks(ctx: Ctx, change: TicketChange): Promise<void> {
+  // An import (ctx.quiet) reproduces history: no SLA clock, routing or snooze reacts to it.
+  if (ctx.quiet) return;
   for (const hook of hooks.values()) await hook(ctx, change);
 }

@@ -47,6 +47,9 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^body(_html)?$/, route: 'POST /tickets/:id/messages', reason: 'body or body_html must hold text, HTML once sanitised: a rule across two fields' },
   { field: /^(schedule\.)?[a-z]+day(\.(open|close))?$/, route: 'PUT /business-hours', reason: "a day's fields together: open and close both, close after open, a closed day carries nothing else" },
   { field: /^schedule$/, route: 'PUT /business-hours', reason: 'one body shape or the other, not both' },
+  ...['POST /legacy-import/test-connection', 'POST /legacy-import'].map((route) => (
+    { field: /^source$/, route, reason: 'a mysql:// URL of a reachable osTicket database: only connecting tells' })),
+  { field: /^source_timezone$/, route: 'POST /legacy-import', reason: 'an IANA zone name: only the zone database knows them' },
   { field: /^url$/, route: 'POST /webhook-endpoints', reason: 'https:// and a public address: only DNS knows where a host points' },
   { field: /^url$/, route: 'PATCH /webhook-endpoints/:id', reason: 'https:// and a public address: only DNS knows where a host points' },
   { field: /^headers\./, route: 'POST /webhook-endpoints', reason: 'a header name of token characters, none of ours' },

@@ -105,6 +105,9 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aTemplate = await call(env, 'PATCH', '/notification-templates/ticket.resolved', { token: a.admin.token, body: { subject: 'Secret template of A' } });
   if (aTemplate.statusCode !== 200) throw new Error(`fixture template: ${aTemplate.statusCode} ${aTemplate.body}`);
 
+  // A run of the legacy import of A (the row only: its source is never contacted here).
+  const aImport = (await call(env, 'POST', '/legacy-import', { token: a.admin.token, body: { source: 'mysql://reader@127.0.0.1:1/secret_import_of_a' } })).json().id as string;
+
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
     users: aCustomer.id,
@@ -136,6 +139,7 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     'canned-responses': aCanned.id,
     'routing-rules': aRule.id,
     subscriptions: aSubscription.id,
+    'legacy-import': aImport,
   };
   /** Path parameters that name no tenant resource (the same for every tenant): B reaches its own. */
   const sharedParams: Record<string, string> = {
@@ -151,7 +155,7 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     'secret-tag-of-a', aFilter.id, 'Secret filter of A', aMacro.id, 'Secret macro of A', aCanned.id,
     'Secret canned', aRule.id, 'Secret rule of A', aSubscription.id, aSubscription.endpoint,
     'Secret question of A', aSurveyToken, '93.184.215.14', 'secret-smtp-user-of-a', 'Secret template of A',
-    a.id.replace(/-/g, '')];
+    a.id.replace(/-/g, ''), aImport, 'secret_import_of_a'];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
