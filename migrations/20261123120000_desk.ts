@@ -11,10 +11,10 @@ import type { Knex } from 'knex';
  * searched through GIN indexes that also lead with tenant_id (btree_gin).
  *
  * `team_id` and `organization_id` are plain uuid columns here: teams and organizations are created
- * by the directory's migration, which must then add
+ * by the directory; migrations/20261123122000_desk_directory_links.ts adds
  *   FOREIGN KEY (tenant_id, team_id) REFERENCES teams (tenant_id, id)
  *   FOREIGN KEY (tenant_id, organization_id) REFERENCES organizations (tenant_id, id)
- * (see docs/architecture.md "Ticket desk"; the lead adds them when the branches meet).
+ * (see docs/architecture.md "Ticket desk").
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`

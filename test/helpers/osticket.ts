@@ -6,7 +6,7 @@ import type { Test } from 'tap';
  * A private osTicket database for one test file: the v1.18.1 schema and sample of
  * ../shared/data/osticket loaded into the local MariaDB under a unique name, dropped in teardown.
  */
-// The shared data sits next to the checkout (worktrees are one level deeper than the main one).
+// The osTicket sample data sits beside the checkout (or one level further up), else HELPDESK_OSTICKET_DATA.
 const DATA = process.env.HELPDESK_OSTICKET_DATA ?? ['../../../shared/data/osticket/', '../../../../shared/data/osticket/']
   .map((rel) => new URL(rel, import.meta.url).pathname).find((dir) => existsSync(dir)) ?? 'shared/data/osticket (set HELPDESK_OSTICKET_DATA)';
 /**
