@@ -8,7 +8,7 @@ import type { Test } from 'tap';
  */
 // The osTicket sample data sits beside the checkout (or one level further up), else HELPDESK_OSTICKET_DATA.
 const DATA = process.env.HELPDESK_OSTICKET_DATA ?? ['../../../shared/data/osticket/', '../../../../shared/data/osticket/']
-  .map((rel) => new URL(rel, import.meta.url).pathname).find((dir) => existsSync(dir)) ?? 'shared/data/osticket (set HELPDESK_OSTICKET_DATA)';
+  .map((rel) => new URL(rel, import.meta.url).pathname).find((dir) => existsSync(dir)) ?? 'shared/data/osticket';
 /**
  * Why the osTicket tests cannot run here (false when they can): they need the shared sample data
  * (it is not ours to redistribute, so it is not committed) and the MariaDB client.
