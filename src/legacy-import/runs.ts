@@ -1,4 +1,5 @@
 import type { Ctx, Deps, Actor } from '../core/context.js';
+import { systemNow } from '../core/clock.js';
 import { errors } from '../core/errors.js';
 import { uuidv7 } from '../core/ids.js';
 import { insertScoped, scoped } from '../db/tenant-scope.js';
@@ -53,7 +54,7 @@ async function runQueued(deps: Deps, tenantId: string, actor: Actor, id: string,
   const scope = { trx: deps.db, tenantId };
   try {
     // The wall clock at the edge: the run is the operation, like a command's start.
-    const startedAt = new Date();
+    const startedAt = systemNow();
     await scoped(scope, 'legacy_imports').where({ id }).update({ status: 'running', started_at: startedAt });
     let result: ImportResult;
     try {
@@ -61,11 +62,11 @@ async function runQueued(deps: Deps, tenantId: string, actor: Actor, id: string,
     } catch (error) {
       const message = (error as Error).message || 'the import failed';
       await scoped(scope, 'legacy_imports').where({ id }).update({
-        status: 'failed', finished_at: new Date(), result: JSON.stringify({ errors: [{ kind: 'source', legacy_id: '', message }] }),
+        status: 'failed', finished_at: systemNow(), result: JSON.stringify({ errors: [{ kind: 'source', legacy_id: '', message }] }),
       });
       return;
     }
-    await scoped(scope, 'legacy_imports').where({ id }).update({ status: 'completed', finished_at: new Date(), result: JSON.stringify(result) });
+    await scoped(scope, 'legacy_imports').where({ id }).update({ status: 'completed', finished_at: systemNow(), result: JSON.stringify(result) });
   } catch (error) {
     deps.log.error({ err: error, import_id: id }, 'legacy import run failed');
   }

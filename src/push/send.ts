@@ -1,4 +1,5 @@
 import webpush from 'web-push';
+import { systemNow } from '../core/clock.js';
 import { request } from 'undici';
 import type { Ctx, Deps } from '../core/context.js';
 import { outboundTargetProblem } from './outbound-target.js';
@@ -105,7 +106,7 @@ export function schedulePushDrain(ctx: Ctx): void {
   const { deps, tenantId } = ctx;
   ctx.afterCommit(() => {
     setImmediate(() => {
-      drainPushes(deps, new Date(), { tenantId }).catch((error) => deps.log.error({ err: error }, 'push send failed'));
+      drainPushes(deps, systemNow(), { tenantId }).catch((error) => deps.log.error({ err: error }, 'push send failed'));
     });
   });
 }

@@ -1,6 +1,6 @@
 import t from 'tap';
+import { databaseMigratedTo } from '../../helpers/db.js';
 import { randomUUID } from 'node:crypto';
-import { createDb, withDatabase } from '../../../src/db/connection.js';
 import { migrateNext, migrateRollback } from '../../../src/db/migrations.js';
 
 /**
@@ -9,22 +9,7 @@ import { migrateNext, migrateRollback } from '../../../src/db/migrations.js';
  * two users shared an alternate address the first holder keeps it.
  */
 t.test('the directory migration keeps existing users and their addresses', async (t) => {
-  const adminUrl = process.env.HELPDESK_TEST_ADMIN_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
-  const name = `helpdesk_m_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const admin = createDb(adminUrl, { max: 1 });
-  await admin.raw(`create database ${name}`);
-  const db = createDb(withDatabase(adminUrl, name), { max: 1 });
-  t.teardown(async () => {
-    await db.destroy();
-    await admin.raw(`drop database if exists ${name} with (force)`);
-    await admin.destroy();
-  });
-
-  for (;;) {
-    const applied = await migrateNext(db);
-    if (!applied) throw new Error('the directory migration was never reached');
-    if (applied.endsWith('_event_store')) break;
-  }
+  const db = await databaseMigratedTo(t, '_event_store');
   const now = new Date();
   const tenantId = randomUUID();
   await db('tenants').insert({ id: tenantId, slug: 'legacy', name: 'Legacy', created_at: now, updated_at: now });

@@ -1,6 +1,6 @@
 import t from 'tap';
+import { databaseMigratedTo } from '../../helpers/db.js';
 import { randomUUID } from 'node:crypto';
-import { createDb, withDatabase } from '../../../src/db/connection.js';
 import { migrateNext, migrateRollback } from '../../../src/db/migrations.js';
 
 /**
@@ -9,22 +9,7 @@ import { migrateNext, migrateRollback } from '../../../src/db/migrations.js';
  * stay, and from then on the foreign keys refuse dangling ids and follow deletes with SET NULL.
  */
 t.test('the desk-directory links migration keeps tickets and clears dangling links', async (t) => {
-  const adminUrl = process.env.HELPDESK_TEST_ADMIN_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
-  const name = `helpdesk_m_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const admin = createDb(adminUrl, { max: 1 });
-  await admin.raw(`create database ${name}`);
-  const db = createDb(withDatabase(adminUrl, name), { max: 1 });
-  t.teardown(async () => {
-    await db.destroy();
-    await admin.raw(`drop database if exists ${name} with (force)`);
-    await admin.destroy();
-  });
-
-  for (;;) {
-    const applied = await migrateNext(db);
-    if (!applied) throw new Error('the desk migration was never reached');
-    if (applied.endsWith('_desk')) break;
-  }
+  const db = await databaseMigratedTo(t, '_desk');
   const now = new Date();
   const tenantId = randomUUID();
   const stamps = { created_at: now, updated_at: now };
