@@ -100,6 +100,11 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
    */
   binary?: { description: string; ranges: boolean };
   /**
+   * The JSON answer has a CSV alternative (a report's `format=csv`): the handler returns a
+   * `BinaryReply` of text/csv for it, and the document adds `text/csv` to the success answer.
+   */
+  csv?: string;
+  /**
    * The answer is an HTML page for people (text/html) rather than JSON: the handler sets the
    * content type and returns the markup. A page route with a body takes an HTML form
    * (application/x-www-form-urlencoded; app.ts registers it with that parser). The document says so.

@@ -14,6 +14,7 @@ import { routingHook } from './automation/routing.js';
 import { onStatusChanged } from './csat/surveys.js';
 import { pushOnTicketEvent } from './push/fan-out.js';
 import { notifyOnEvent } from './mail/outbox.js';
+import { countReopening } from './reports/reopen-hook.js';
 
 let wired = false;
 
@@ -23,6 +24,7 @@ export function wireDomain(): void {
   // Areas register their event consumers and lifecycle hooks here as they land.
   registerTicketHook('snooze', endSnoozeOnClose);
   registerTicketHook('sla', slaTicketHook);
+  registerTicketHook('reopen-count', countReopening);
   registerMessageHook('snooze', endSnoozeOnCustomerReply);
   // Public replies move the first- and next-response clocks (CONTRACT §11).
   registerMessageHook('sla', (ctx, { ticket, message }) =>

@@ -24,6 +24,15 @@ function describePage(def: RouteDef, operation: Json): void {
   }
 }
 
+/** A JSON answer with a CSV alternative: `text/csv` beside the JSON, as an attachment. */
+function describeCsv(def: RouteDef, operation: Json): void {
+  const key = String(def.status ?? 200);
+  const success = operation.responses?.[key] ?? {};
+  success.content = { ...success.content, 'text/csv': { schema: { type: 'string', description: def.csv } } };
+  success.headers = { ...success.headers, 'Content-Disposition': { description: 'attachment; filename=… (CSV only)', schema: { type: 'string' } } };
+  operation.responses[key] = success;
+}
+
 /** Where a route sits in the document: `/api/v1/users/{id}`. */
 export function documentPath(def: RouteDef): string {
   return (def.root ? '' : API_PREFIX) + def.url.replace(/:(\w+)/g, '{$1}');
@@ -200,6 +209,7 @@ export function completeDocument(doc: Json, defs: readonly RouteDef[]): Json {
     }
     if (def.multipart) operation.requestBody = multipartBody(def.multipart);
     if (def.binary) Object.assign(operation.responses, binaryResponses(def.binary));
+    if (def.csv) describeCsv(def, operation);
     for (const [status, codes] of errorStatusesOf(def)) {
       operation.responses[String(status)] = {
         ...errorResponse(status, codes.map((code) => `\`${code}\``).join(', ')),

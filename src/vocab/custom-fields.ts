@@ -16,7 +16,7 @@ import type { CustomFieldCreate, CustomFieldOut, CustomFieldUpdate } from './sch
 export const RESERVED_KEYS = new Set([
   'id', 'ticket_number', 'subject', 'body', 'body_html', 'requester', 'requester_id', 'type_id', 'status_id', 'priority_id',
   'assigned_agent_id', 'team_id', 'organization_id', 'channel', 'tags', 'custom_fields', 'summary', 'resolution_code',
-  'sla', 'sla_due_at', 'first_responded_at', 'resolved_at', 'closed_at', 'snoozed_until', 'merged_into_id', 'created_at',
+  'sla', 'sla_due_at', 'first_responded_at', 'resolved_at', 'closed_at', 'snoozed_until', 'merged_into_id', 'created_at', 'reopened_count',
   'updated_at', 'is_private', 'attachments', 'priority', 'status', 'type', 'tag',
 ]);
 

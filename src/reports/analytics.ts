@@ -1,0 +1,31 @@
+import type { Ctx } from '../core/context.js';
+import { iso, previousPeriod, type Filters } from './filters.js';
+import { overviewMetrics, rateStats } from './overview.js';
+
+export interface Compared {
+  value: number | null;
+  previous: number | null;
+  /** value − previous; null when either is null. */
+  change: number | null;
+  /** (value − previous) ÷ previous; null when previous is null or 0. */
+  change_ratio: number | null;
+}
+
+const compare = (value: number | null, previous: number | null): Compared => ({
+  value, previous,
+  change: value === null || previous === null ? null : value - previous,
+  change_ratio: value === null || !previous ? null : (value - previous) / previous,
+});
+
+/**
+ * BI overview (CONTRACT §18): every overview metric, the reopen rate and the one-touch resolution
+ * rate, each beside its value in the previous period (the window of the same length just before).
+ */
+export async function analyticsOverview(ctx: Ctx, f: Filters) {
+  const prev = previousPeriod(f);
+  const [now, before, rates, prevRates] = await Promise.all([overviewMetrics(ctx, f), overviewMetrics(ctx, prev), rateStats(ctx, f), rateStats(ctx, prev)]);
+  const current = { ...now, ...rates } as Record<string, number | null>;
+  const previous = { ...before, ...prevRates } as Record<string, number | null>;
+  const metrics = Object.fromEntries(Object.keys(current).map((k) => [k, compare(current[k]!, previous[k]!)]));
+  return { from: iso(f.from)!, to: iso(f.to)!, previous_from: iso(prev.from)!, previous_to: iso(prev.to)!, ...metrics };
+}

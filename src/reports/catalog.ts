@@ -1,0 +1,244 @@
+import type { Ctx } from '../core/context.js';
+import { errors } from '../core/errors.js';
+import { ticketFilter, type Filters } from './filters.js';
+import { slaOutcomesSql } from './overview.js';
+
+/**
+ * The report catalog and `run` (CONTRACT §18): each report is a source of rows (tickets created,
+ * tickets resolved, SLA targets decided, CSAT ratings, public staff replies in the window, with the
+ * shared filters) grouped by one dimension into its metrics. docs/reports.md lists them.
+ */
+interface Source {
+  /** A subquery with the columns tenant_id, at (the row's instant), channel, team_id, priority_id, status_id, agent_id, and the metrics' inputs. */
+  sql: (ctx: Ctx, f: Filters) => { sql: string; bindings: any[] };
+}
+
+interface Dimension {
+  key: string;
+  description: string;
+  /** The group key; `label` adds a name column from a joined table (alias d). */
+  sql: (tz: string) => string;
+  label?: { table: string; column: string; ref: string };
+  time?: boolean;
+}
+
+interface Metric {
+  key: string;
+  description: string;
+  sql: string;
+}
+
+interface ReportDef {
+  key: string;
+  name: string;
+  description: string;
+  source: Source;
+  dimensions: string[];
+  metrics: Metric[];
+}
+
+const bucket = (interval: string) => (tz: string) => `(date_trunc('${interval}', x.at AT TIME ZONE '${tz}') AT TIME ZONE '${tz}')`;
+
+const DIMENSIONS: Record<string, Dimension> = {
+  day: { key: 'day', description: 'Local day of tz (its start)', sql: bucket('day'), time: true },
+  week: { key: 'week', description: 'Local week of tz, from Monday (its start)', sql: bucket('week'), time: true },
+  month: { key: 'month', description: 'Local month of tz (its start)', sql: bucket('month'), time: true },
+  hour: { key: 'hour', description: 'Local hour of the day in tz, 0–23', sql: (tz) => `extract(hour FROM x.at AT TIME ZONE '${tz}')::int` },
+  weekday: { key: 'weekday', description: 'Local weekday in tz, 0 = Monday', sql: (tz) => `(extract(isodow FROM x.at AT TIME ZONE '${tz}')::int - 1)` },
+  channel: { key: 'channel', description: 'The ticket\'s channel', sql: () => 'x.channel' },
+  team: { key: 'team', description: 'The ticket\'s team', sql: () => 'x.team_id', label: { table: 'teams', column: 'name', ref: 'team_id' } },
+  priority: { key: 'priority', description: 'The ticket\'s priority', sql: () => 'x.priority_id', label: { table: 'priorities', column: 'key', ref: 'priority_id' } },
+  status: { key: 'status', description: 'The ticket\'s current status', sql: () => 'x.status_id', label: { table: 'statuses', column: 'key', ref: 'status_id' } },
+  agent: { key: 'agent', description: 'The assigned agent (replies: the author)', sql: () => 'x.agent_id', label: { table: 'users', column: 'name', ref: 'agent_id' } },
+  target: { key: 'target', description: 'SLA target: first_response, next_response, resolution', sql: () => 'x.target' },
+  score: { key: 'score', description: 'CSAT score 1–5', sql: () => 'x.score' },
+  ticket: { key: 'ticket', description: 'One row per ticket (its number): an export', sql: () => 'x.ticket_number' },
+};
+
+const TICKET_COLUMNS = `t.tenant_id, t.channel, t.team_id, t.priority_id, t.status_id, t.assigned_agent_id AS agent_id, t.ticket_number,
+  t.created_at, t.first_responded_at, t.resolved_at, t.reopened_count`;
+
+const windowed = (column: string) => (ctx: Ctx, f: Filters) => {
+  const filter = ticketFilter(f);
+  return {
+    sql: `SELECT ${column} AS at, ${TICKET_COLUMNS} FROM tickets t WHERE t.tenant_id = ? AND ${column} >= ? AND ${column} < ?${filter.sql}`,
+    bindings: [ctx.tenantId, f.from, f.to, ...filter.bindings],
+  };
+};
+
+const avgSeconds = (end: string) => `avg(extract(epoch FROM x.${end} - x.created_at))::float8`;
+
+const REPORTS: ReportDef[] = [
+  {
+    key: 'tickets_created', name: 'Tickets created', description: 'Tickets created in the window, with their response and resolution times',
+    source: { sql: windowed('t.created_at') },
+    dimensions: ['day', 'week', 'month', 'hour', 'weekday', 'channel', 'team', 'priority', 'status', 'agent', 'ticket'],
+    metrics: [
+      { key: 'created', description: 'Tickets created', sql: 'count(*)::int' },
+      { key: 'first_responded', description: 'Of them, with a first public staff reply', sql: 'count(x.first_responded_at)::int' },
+      { key: 'avg_first_response_time_seconds', description: 'Average calendar seconds from creation to the first response', sql: avgSeconds('first_responded_at') },
+      { key: 'resolved', description: 'Of them, resolved now', sql: 'count(x.resolved_at)::int' },
+      { key: 'avg_resolution_time_seconds', description: 'Average calendar seconds from creation to the (current) resolution', sql: avgSeconds('resolved_at') },
+      { key: 'reopened', description: 'Of them, reopened at least once', sql: 'count(*) FILTER (WHERE x.reopened_count > 0)::int' },
+    ],
+  },
+  {
+    key: 'tickets_resolved', name: 'Tickets resolved', description: 'Tickets whose current resolution falls in the window',
+    source: { sql: windowed('t.resolved_at') },
+    dimensions: ['day', 'week', 'month', 'hour', 'weekday', 'channel', 'team', 'priority', 'agent'],
+    metrics: [
+      { key: 'resolved', description: 'Tickets resolved', sql: 'count(*)::int' },
+      { key: 'avg_resolution_time_seconds', description: 'Average calendar seconds from creation to resolution', sql: avgSeconds('resolved_at') },
+    ],
+  },
+  {
+    key: 'sla_outcomes', name: 'SLA outcomes', description: 'SLA targets decided (met or breached) in the window',
+    source: {
+      sql: (ctx, f) => {
+        const o = slaOutcomesSql(ctx, f, ', t.tenant_id, t.channel, t.team_id, t.priority_id, t.status_id, t.assigned_agent_id AS agent_id');
+        return { sql: `SELECT o.decided_at AS at, o.* FROM (${o.sql}) o`, bindings: o.bindings };
+      },
+    },
+    dimensions: ['target', 'day', 'week', 'month', 'channel', 'team', 'priority', 'agent'],
+    metrics: [
+      { key: 'decided', description: 'Targets met or breached', sql: 'count(*)::int' },
+      { key: 'met_on_time', description: 'Targets met before their due time', sql: 'count(*) FILTER (WHERE x.on_time)::int' },
+      { key: 'breached', description: 'Targets breached (even if met later)', sql: 'count(*) FILTER (WHERE NOT x.on_time)::int' },
+      { key: 'compliance_rate', description: 'met_on_time ÷ decided', sql: '(count(*) FILTER (WHERE x.on_time))::float8 / count(*)' },
+    ],
+  },
+  {
+    key: 'csat_ratings', name: 'CSAT ratings', description: 'Satisfaction ratings submitted in the window',
+    source: {
+      sql: (ctx, f) => {
+        const filter = ticketFilter(f);
+        return {
+          sql: `SELECT s.submitted_at AS at, s.score, t.tenant_id, t.channel, t.team_id, t.priority_id, t.status_id, t.assigned_agent_id AS agent_id
+                  FROM csat_surveys s JOIN tickets t ON t.tenant_id = s.tenant_id AND t.id = s.ticket_id
+                 WHERE s.tenant_id = ? AND s.submitted_at >= ? AND s.submitted_at < ?${filter.sql}`,
+          bindings: [ctx.tenantId, f.from, f.to, ...filter.bindings],
+        };
+      },
+    },
+    dimensions: ['score', 'day', 'week', 'month', 'channel', 'team', 'priority', 'agent'],
+    metrics: [
+      { key: 'ratings', description: 'Ratings', sql: 'count(*)::int' },
+      { key: 'average_score', description: 'Average score (1–5)', sql: 'avg(x.score)::float8' },
+    ],
+  },
+  {
+    key: 'agent_replies', name: 'Public replies', description: 'Public staff replies written in the window',
+    source: {
+      sql: (ctx, f) => {
+        const filter = ticketFilter(f);
+        return {
+          sql: `SELECT m.created_at AS at, m.author_id AS agent_id, m.ticket_id, t.tenant_id, t.channel, t.team_id, t.priority_id, t.status_id
+                  FROM messages m JOIN tickets t ON t.tenant_id = m.tenant_id AND t.id = m.ticket_id
+                 WHERE m.tenant_id = ? AND m.is_agent AND NOT m.is_private AND m.created_at >= ? AND m.created_at < ?${filter.sql}`,
+          bindings: [ctx.tenantId, f.from, f.to, ...filter.bindings],
+        };
+      },
+    },
+    dimensions: ['agent', 'day', 'week', 'month', 'hour', 'weekday', 'channel', 'team', 'priority'],
+    metrics: [
+      { key: 'public_replies', description: 'Public staff replies', sql: 'count(*)::int' },
+      { key: 'tickets', description: 'Distinct tickets replied to', sql: 'count(DISTINCT x.ticket_id)::int' },
+    ],
+  },
+];
+
+export const REPORT_KEYS = REPORTS.map((r) => r.key);
+export const FORMATS = ['json', 'csv'] as const;
+/** Rows a JSON answer carries at most; the CSV form streams any number. */
+const JSON_ROW_LIMIT = 10_000;
+const PAGE = 5_000;
+
+export function catalog() {
+  return {
+    data: REPORTS.map((r) => ({
+      key: r.key, name: r.name, description: r.description,
+      dimensions: r.dimensions.map((d) => ({ key: d, description: DIMENSIONS[d]!.description })),
+      metrics: r.metrics.map((m) => ({ key: m.key, description: m.description })),
+    })),
+  };
+}
+
+export interface RunInput {
+  report: string;
+  group_by?: string;
+}
+
+export type Cell = string | number | null;
+
+/** A prepared run: its columns and a reader of its rows in pages (keyset for the per-ticket form). */
+export interface PreparedRun {
+  report: string;
+  group_by: string;
+  columns: string[];
+  pages(limit?: number): AsyncGenerator<Cell[][]>;
+}
+
+const SAFE_ZONE = /^[A-Za-z0-9_+\-/]+$/;
+
+export function prepareRun(ctx: Ctx, f: Filters, input: RunInput): PreparedRun {
+  const report = REPORTS.find((r) => r.key === input.report);
+  if (!report) throw errors.invalid('report', `must be one of ${REPORT_KEYS.join(', ')}`);
+  const groupBy = input.group_by ?? report.dimensions[0]!;
+  if (!report.dimensions.includes(groupBy)) throw errors.invalid('group_by', `must be one of ${report.dimensions.join(', ')} for ${report.key}`);
+  // The zone goes into the SQL text: it was checked against the IANA database, and is checked here again.
+  if (!SAFE_ZONE.test(f.tz)) throw errors.invalid('tz', 'must be an IANA time zone name');
+  const dim = DIMENSIONS[groupBy]!;
+  const source = report.source.sql(ctx, f);
+  const key = dim.sql(f.tz);
+  const label = dim.label;
+  const join = label ? ` LEFT JOIN ${label.table} d ON d.tenant_id = x.tenant_id AND d.id = x.${label.ref}` : '';
+  const selectDim = label ? `${key} AS k, d.${label.column} AS label` : `${key} AS k`;
+  const groupCols = label ? `${key}, d.${label.column}` : key;
+  const metrics = report.metrics.map((m) => `${m.sql} AS "${m.key}"`).join(', ');
+  const columns = [...(label ? [`${groupBy}_id`, `${groupBy}_name`] : [groupBy]), ...report.metrics.map((m) => m.key)];
+  const toRow = (r: Record<string, unknown>): Cell[] => [
+    cell(r.k, dim.time), ...(label ? [cell(r.label)] : []), ...report.metrics.map((m) => cell(r[m.key])),
+  ];
+  const order = `${key} NULLS FIRST${label ? `, d.${label.column}` : ''}`;
+
+  async function* pages(limit = Number.POSITIVE_INFINITY): AsyncGenerator<Cell[][]> {
+    if (groupBy !== 'ticket') {
+      const result = await ctx.trx.raw(`SELECT ${selectDim}, ${metrics} FROM (${source.sql}) x${join} GROUP BY ${groupCols} ORDER BY ${order}`, source.bindings as any[]);
+      yield (result.rows as Record<string, unknown>[]).slice(0, Number.isFinite(limit) ? limit : undefined).map(toRow);
+      return;
+    }
+    // One row per ticket: pages in ticket-number order, each after the last one read.
+    let after = 0;
+    let left = limit;
+    while (left > 0) {
+      const size = Math.min(PAGE, left);
+      const result = await ctx.trx.raw(
+        `SELECT ${selectDim}, ${metrics} FROM (${source.sql}) x WHERE x.ticket_number > ? GROUP BY ${groupCols} ORDER BY ${key} LIMIT ${size}`,
+        [...source.bindings, after] as any[],
+      );
+      const rows = result.rows as Record<string, unknown>[];
+      if (rows.length) yield rows.map(toRow);
+      if (rows.length < size) return;
+      after = Number(rows[rows.length - 1]!.k);
+      left -= rows.length;
+    }
+  }
+  return { report: report.key, group_by: groupBy, columns, pages };
+}
+
+function cell(value: unknown, time = false): Cell {
+  if (value == null) return null;
+  if (value instanceof Date) return value.toISOString();
+  if (time) return new Date(value as string).toISOString();
+  if (typeof value === 'number' || typeof value === 'string') return value;
+  return String(value);
+}
+
+/** The JSON form: at most JSON_ROW_LIMIT rows; `truncated` says more exist (take the CSV). */
+export async function runJson(ctx: Ctx, f: Filters, input: RunInput) {
+  const run = prepareRun(ctx, f, input);
+  const rows: Cell[][] = [];
+  for await (const page of run.pages(JSON_ROW_LIMIT + 1)) rows.push(...page);
+  const truncated = rows.length > JSON_ROW_LIMIT;
+  return { report: run.report, group_by: run.group_by, from: f.from.toISOString(), to: f.to.toISOString(), tz: f.tz, columns: run.columns, rows: rows.slice(0, JSON_ROW_LIMIT), truncated };
+}
