@@ -11,7 +11,7 @@ const filterParams = {
   to: Type.Optional(Timestamp({ description: 'End of the window (exclusive), RFC 3339; default: now' })),
   team_id: Type.Optional(Type.String({ format: 'uuid', description: 'Only tickets of this team' })),
   channel: Type.Optional(StringEnum(CHANNELS, { description: 'Only tickets of this channel' })),
-  tz: Type.Optional(Type.String({ maxLength: 64, description: 'IANA time zone of the local days and hours; default: the business-hours time zone' })),
+  tz: Type.Optional(Type.String({ maxLength: 64, pattern: '^[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+)*$', description: 'IANA time zone of the local days and hours; default: the business-hours time zone' })),
 };
 
 export const ReportQuery = Type.Object(filterParams);

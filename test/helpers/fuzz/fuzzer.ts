@@ -50,6 +50,13 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   ...['POST /legacy-import/test-connection', 'POST /legacy-import'].map((route) => (
     { field: /^source$/, route, reason: 'a mysql:// URL of a reachable osTicket database: only connecting tells' })),
   { field: /^source_timezone$/, route: 'POST /legacy-import', reason: 'an IANA zone name: only the zone database knows them' },
+  ...['overview', 'volume', 'agents', 'me', 'sla-breaches', 'csat-ratings', 'run'].map((r) => `GET /reports/${r}`)
+    .concat(['GET /analytics/overview', 'GET /analytics/heatmap'])
+    .flatMap((route) => [
+      { field: /^(from|to)$/, route, reason: 'from before to, at most 731 days apart: a rule across two fields' },
+      { field: /^tz$/, route, reason: 'an IANA zone name: only the zone database knows them' },
+    ]),
+  { field: /^group_by$/, route: 'GET /reports/run', reason: "one of the chosen report's dimensions: a rule across two fields" },
   { field: /^url$/, route: 'POST /webhook-endpoints', reason: 'https:// and a public address: only DNS knows where a host points' },
   { field: /^url$/, route: 'PATCH /webhook-endpoints/:id', reason: 'https:// and a public address: only DNS knows where a host points' },
   { field: /^headers\./, route: 'POST /webhook-endpoints', reason: 'a header name of token characters, none of ours' },

@@ -69,6 +69,9 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aSurveyUrl = await inTransaction(env.deps, { tenantId: a.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => csatUrlFor(ctx, aTicket.id));
   if (!aSurveyUrl) throw new Error('fixture: no CSAT survey for A\'s ticket');
   const aSurveyToken = aSurveyUrl.split('/').pop()!;
+  // A rated it: the reports (CSAT ratings, agents, overview) of A have A's rating to keep from B.
+  const aRating = await call(env, 'POST', `/csat/${aSurveyToken}`, { body: { score: 5, comment: 'Secret rating comment of A' } });
+  if (aRating.statusCode !== 200) throw new Error(`fixture rating: ${aRating.statusCode} ${aRating.body}`);
   const aEvent = await inTransaction(env.deps, { tenantId: a.id, actor: CLI_ACTOR, now: new Date() }, (ctx) =>
     recordEvent(ctx, { type: 'ticket.created', subjectType: 'ticket', ticketId: aTicket.id, data: { requester_email: aCustomer.email } }));
   // Ticket operations: a second ticket linked to the first, and a time entry.
@@ -154,7 +157,7 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     aHoliday, aPriority, aWebhook.id, aWebhook.url, aWebhook.secret, aDelivery.id, aTag.id,
     'secret-tag-of-a', aFilter.id, 'Secret filter of A', aMacro.id, 'Secret macro of A', aCanned.id,
     'Secret canned', aRule.id, 'Secret rule of A', aSubscription.id, aSubscription.endpoint,
-    'Secret question of A', aSurveyToken, '93.184.215.14', 'secret-smtp-user-of-a', 'Secret template of A',
+    'Secret question of A', 'Secret rating comment of A', aSurveyToken, '93.184.215.14', 'secret-smtp-user-of-a', 'Secret template of A',
     a.id.replace(/-/g, ''), aImport, 'secret_import_of_a'];
 
   const freshBToken = () =>
@@ -201,6 +204,11 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   // Shared path parameters reached B's own records; A's stay as A left them.
   const aTemplates = (await call(env, 'GET', '/notification-templates', { token: a.admin.token })).json().data;
   t.equal(aTemplates.find((x: { identifier: string }) => x.identifier === 'ticket.resolved').subject, 'Secret template of A', "A's template untouched");
+
+  // Reports: B filtering by A's team finds nothing of A; A's own report with it finds A's ticket.
+  const report = async (token: string) => (await call(env, 'GET', '/reports/overview', { token, query: { team_id: aTeam.id } })).json();
+  t.equal((await report(b.admin.token)).total_tickets_created, 0, "B's report with A's team counts nothing");
+  t.equal((await report(a.admin.token)).total_tickets_created, 1, "A's report with its team counts A's ticket");
 
   t.same(env.guard.violations, [], 'no query touched a tenant-owned table without tenant_id');
 });
