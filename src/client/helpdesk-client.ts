@@ -33,7 +33,23 @@ export class HelpdeskClient {
     return parsed as T;
   }
 
-  getLicense<T = Record<string, unknown>>(): Promise<T> {
+  /** A GET whose answer is not JSON (a CSV export): the body as a stream, errors as AppError. */
+  async download(path: string): Promise<NodeJS.ReadableStream> {
+    const url = this.baseUrl + (path.startsWith('/') ? path : `/${path}`);
+    let response;
+    try {
+      response = await request(url, { method: 'GET', headers: { authorization: `Bearer ${this.token}` } });
+    } catch (error) {
+      throw new AppError('not_ready', `Cannot reach the Helpdesk API at ${this.baseUrl}: ${(error as Error).message}`);
+    }
+    if (response.statusCode >= 400) {
+      const text = await response.body.text();
+      throw toAppError(response.statusCode, text ? safeJson(text) : undefined, text);
+    }
+    return response.body;
+  }
+
+    getLicense<T = Record<string, unknown>>(): Promise<T> {
     return this.request<T>('GET', '/license');
   }
 
