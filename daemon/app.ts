@@ -16,6 +16,7 @@ import { RAW_BODY_TYPES, registerRoute, type RouteDef } from './route.js';
 import { streamsPlugin } from './sse.js';
 import { allRoutes, formRoutes } from './routes/index.js';
 import { wireDomain } from '../src/wiring.js';
+import { closeAllPools } from '../src/extensions/host.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -99,6 +100,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     });
     for (const def of formRoutes) registerRoute(forms, def);
   });
+  // Plugin instances run in worker threads: they end with the app.
+  app.addHook('onClose', async () => closeAllPools());
   await app.ready();
   return app;
 }
