@@ -9,7 +9,7 @@ export const WASM_PAGE_BYTES = 64 * 1024;
 
 export interface ModuleInfo {
   /** The module with its memory capped: what is stored and run. */
-  bytes: Uint8Array;
+  bytes: Uint8Array<ArrayBuffer>;
   exports: string[];
 }
 

@@ -15,7 +15,7 @@ import { warmInstances } from '../../../src/extensions/host.js';
 
 interface Vendor { server: Server; base: string; hits: Record<string, number> }
 
-async function vendor(t: Tap.Test): Promise<Vendor> {
+async function vendor(t: { teardown(fn: () => unknown): void }): Promise<Vendor> {
   const hits: Record<string, number> = {};
   const server = createServer((req, res) => {
     const path = req.url ?? '/';
@@ -162,7 +162,7 @@ t.test('a module without a memory maximum is capped; one asking for more than th
   const { inspectModule } = await import('../../../src/extensions/wasm-module.js');
   // What asc builds declares no memory maximum; the stored module has one.
   const wasm = await buildPlugin(CONTEXT_PLUGIN);
-  const declared = (bytes: Uint8Array) => {
+  const declared = (bytes: Uint8Array<ArrayBuffer>) => {
     const exported = new WebAssembly.Module(bytes);
     return WebAssembly.Module.exports(exported).some((e) => e.kind === 'memory');
   };
