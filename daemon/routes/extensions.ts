@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { route, STAFF } from '../route.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ANY_MEDIA_TYPE, route, STAFF } from '../route.js';
 import { ListOf, PageQuery } from '../../src/core/pagination.js';
 import { IdParams } from '../../src/core/schema-types.js';
 import {
   configureExtension, getExtension, installExtension, listExtensions, rotateHookToken, setExtensionEnabled, uninstallExtension,
 } from '../../src/extensions/service.js';
+import { receiveHook } from '../../src/extensions/hook.js';
 import { createExternal, extensionContext, linkTicket, runAction, runReadOp, unlinkTicket } from '../../src/extensions/staff.js';
 import {
   ActionIn, ActionOut, ContextBlock, ExtensionConfigPatch, ExtensionInstall, ExtensionOut, ExtensionPatch, HookUrlOut, LinkIn, LinkOut,
@@ -102,5 +104,38 @@ export const extensionsRoutes = [
     errors: ['conflict', 'extension_failed'],
     schema: { params: OpParams, querystring: OpQuery, response: { 200: OpOut } },
     handler: (ctx, { params, query }) => runReadOp(ctx, params.provider, params.op, query as Record<string, string>),
+  }),
+];
+
+const HookParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
+export const HOOK_MAX_BYTES = 1024 * 1024;
+
+async function hook(ctx: Parameters<Parameters<typeof route>[0]['handler']>[0], request: FastifyRequest, reply: FastifyReply, token: string) {
+  const url = new URL(request.url, 'http://hook.invalid');
+  const answer = await receiveHook(ctx.deps, token, {
+    method: request.method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers: request.headers as Record<string, string>,
+    body: Buffer.isBuffer(request.body) ? request.body : null,
+  }, ctx.now);
+  return reply.code(answer.status).headers(answer.headers).send(answer.body);
+}
+
+const hookDescription = 'Public: the token in the path names the tenant and the extension. The request (method, path, query, headers, body bytes of any media type) goes to the plugin\'s `webhook_receive` as it came; the plugin chooses the answer (default `200`, empty; e.g. `401` for a bad signature, `429`/`503` to make the vendor retry). A plugin failure is answered `200` so the vendor stops retrying. Calls per extension are limited per minute (`429`).';
+
+/** The inbound vendor hook (SPEC rules 1–9); registered apart, as it takes any media type. */
+export const extensionHookRoutes = [
+  route({
+    method: 'POST', url: '/integrations/extensions/hook/:token', operationId: 'integrations.extensions.hook.receive', access: { kind: 'public' },
+    summary: 'Inbound vendor webhook for one installed extension', description: hookDescription, tags,
+    rawBody: { contentType: ANY_MEDIA_TYPE, maxBytes: HOOK_MAX_BYTES, description: 'The vendor\'s request body, passed to the plugin as it came' },
+    errors: ['resource_not_found'],
+    schema: { params: HookParams }, transaction: false,
+    handler: (ctx, { params, request, reply }) => hook(ctx, request, reply, params.token),
+  }),
+  route({
+    method: 'GET', url: '/integrations/extensions/hook/:token', operationId: 'integrations.extensions.hook.handshake', access: { kind: 'public' },
+    summary: 'Setup handshake of the vendor webhook (the plugin echoes `challenge`)', description: hookDescription, tags,
+    errors: ['resource_not_found'],
+    schema: { params: HookParams }, transaction: false,
+    handler: (ctx, { params, request, reply }) => hook(ctx, request, reply, params.token),
   }),
 ];

@@ -27,7 +27,7 @@ import { ticketToolsRoutes } from './ticket-tools.js';
 import { csatFormRoutes, csatRoutes } from './csat.js';
 import { pushRoutes } from './push.js';
 import { mailRoutes } from './mail.js';
-import { extensionsRoutes } from './extensions.js';
+import { extensionHookRoutes, extensionsRoutes } from './extensions.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -60,6 +60,11 @@ export const allRoutes: RouteDef[] = [
   ...pushRoutes,
   ...mailRoutes,
   ...extensionsRoutes,
+] as RouteDef[];
+
+/** Routes that take a body of any media type as bytes (app.ts registers them with a catch-all parser). */
+export const anyBodyRoutes: RouteDef[] = [
+  ...extensionHookRoutes,
 ] as RouteDef[];
 
 /** Routes that take an HTML form post (app.ts registers them with the form parser). */

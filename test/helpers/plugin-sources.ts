@@ -40,3 +40,28 @@ export function not_json(): i32 { out("this is not json"); return 0; }
 `;
 
 export const CONTEXT_ENTRYPOINTS = ['fetch_context', 'toggle_item', 'list_projects', 'create_issue', 'spin', 'hog', 'trap', 'forbidden', 'redirect', 'not_json'];
+
+/** A webhook relay: handshake, shared-secret check, a retry request, a failure, an echo of what it got. */
+export const RELAY_PLUGIN = `${PDK_PRELUDE}
+function cfg(key: string): string { const v = Config.get(key); return v === null ? "" : v as string; }
+function out(s: string): void { Host.output(Uint8Array.wrap(String.UTF8.encode(s))); }
+function between(s: string, start: string, end: string): string {
+  const i = s.indexOf(start);
+  if (i < 0) return "";
+  const j = s.indexOf(end, i + start.length);
+  return j < 0 ? "" : s.substring(i + start.length, j);
+}
+export function webhook_receive(): i32 {
+  const input = Host.inputString();
+  if (input.includes('"method":"GET"')) {
+    const challenge = between(input, '"challenge":"', '"');
+    out('{"status":200,"headers":{"content-type":"text/plain"},"body":"' + (challenge.length > 0 ? challenge : "ready") + '"}');
+    return 0;
+  }
+  if (!input.includes('"x-signature":"' + cfg("webhook_secret") + '"') || cfg("webhook_secret").length == 0) { out('{"status":401}'); return 0; }
+  if (input.includes('"body_base64":"cmV0cnk="')) { out('{"status":503,"headers":{"retry-after":"30"}}'); return 0; }
+  if (input.includes('"body_base64":"Ym9vbQ=="')) { unreachable(); }
+  out('{"status":202,"body":{"received":true,"input":' + input + '}}');
+  return 0;
+}
+`;
