@@ -14,8 +14,9 @@ import { metricsPlugin } from './plugins/metrics.js';
 import { requestIdFrom, requestIdPlugin } from './plugins/request-id.js';
 import { RAW_BODY_TYPES, registerRoute, type RouteDef } from './route.js';
 import { streamsPlugin } from './sse.js';
-import { allRoutes, formRoutes } from './routes/index.js';
+import { allRoutes, anyBodyRoutes, formRoutes } from './routes/index.js';
 import { wireDomain } from '../src/wiring.js';
+import { closeAllPools } from '../src/extensions/host.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -99,6 +100,14 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     });
     for (const def of formRoutes) registerRoute(forms, def);
   });
+  // Routes that pass a request through as it came (the extension hook): every media type as bytes.
+  await app.register(async (raw) => {
+    raw.removeAllContentTypeParsers();
+    raw.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    for (const def of anyBodyRoutes) registerRoute(raw, def);
+  });
+  // Plugin instances run in worker threads: they end with the app.
+  app.addHook('onClose', async () => closeAllPools());
   await app.ready();
   return app;
 }

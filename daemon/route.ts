@@ -113,7 +113,9 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
   /**
    * The body is raw bytes of one media type (the inbound mail route's `message/rfc822`) instead of
    * JSON: the handler gets a Buffer, up to `maxBytes`; other content types answer 415. The
-   * OpenAPI document shows it as a binary body. Only such routes accept these types.
+   * OpenAPI document shows it as a binary body. Only such routes accept these types. With
+   * `contentType: ANY_MEDIA_TYPE` the route takes any media type; such routes are listed in
+   * routes/index.ts `anyBodyRoutes`, which app.ts registers with a catch-all parser of their own.
    */
   rawBody?: { contentType: string; maxBytes: number; description: string };
   handler: (ctx: Ctx, input: HandlerInput<S>) => Promise<unknown>;
@@ -130,6 +132,8 @@ export const API_PREFIX = '/api/v1';
 
 /** Media types parsed as raw bytes (daemon/app.ts registers their parser); see RouteDef.rawBody. */
 export const RAW_BODY_TYPES = new Set(['message/rfc822']);
+/** `rawBody.contentType` of a route that takes a body of any media type as bytes (registered apart: app.ts). */
+export const ANY_MEDIA_TYPE = '*/*';
 
 /** Identity a request carries once identified (see plugins/identify.ts). */
 export interface RequestIdentity {
@@ -268,6 +272,8 @@ export function registerRoute<S extends RouteSchema>(app: FastifyInstance, def: 
       await enforce(def as unknown as RouteDef, request, deps);
       const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
       // Multipart bodies are parsed for uploads only; elsewhere they stay what they were: unsupported.
+      // A route taking any media type (ANY_MEDIA_TYPE: the extension hook) reads every body as bytes.
+      if (def.rawBody?.contentType === ANY_MEDIA_TYPE) return;
       if (!def.multipart && type.startsWith('multipart/')) {
         throw errors.unsupportedMediaType(`Content type ${type} is not supported; send application/json`);
       }

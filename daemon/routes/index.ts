@@ -28,6 +28,7 @@ import { csatFormRoutes, csatRoutes } from './csat.js';
 import { pushRoutes } from './push.js';
 import { mailRoutes } from './mail.js';
 import { reportsRoutes } from './reports.js';
+import { extensionHookRoutes, extensionsRoutes } from './extensions.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -60,6 +61,12 @@ export const allRoutes: RouteDef[] = [
   ...pushRoutes,
   ...mailRoutes,
   ...reportsRoutes,
+  ...extensionsRoutes,
+] as RouteDef[];
+
+/** Routes that take a body of any media type as bytes (app.ts registers them with a catch-all parser). */
+export const anyBodyRoutes: RouteDef[] = [
+  ...extensionHookRoutes,
 ] as RouteDef[];
 
 /** Routes that take an HTML form post (app.ts registers them with the form parser). */

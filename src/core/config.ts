@@ -48,6 +48,10 @@ export interface Config {
    */
   vapidPublicKey: string | null;
   vapidPrivateKey: string | null;
+  /** HELPDESK_EXTENSION_TIMEOUT_MS: how long one plugin call may run before it is stopped (default 2000). */
+  extensionTimeoutMs: number;
+  /** HELPDESK_EXTENSION_HOOK_PER_MIN: inbound hook calls one extension accepts per minute (default 120). */
+  extensionHookPerMin: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -121,5 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     streamMaxMs: intFrom(env, 'HELPDESK_STREAM_MAX_SECONDS', 600, 1) * 1000,
     vapidPublicKey: nonEmpty(env.HELPDESK_VAPID_PUBLIC_KEY),
     vapidPrivateKey: nonEmpty(env.HELPDESK_VAPID_PRIVATE_KEY),
+    extensionTimeoutMs: intFrom(env, 'HELPDESK_EXTENSION_TIMEOUT_MS', 2000, 50),
+    extensionHookPerMin: intFrom(env, 'HELPDESK_EXTENSION_HOOK_PER_MIN', 120, 1),
   };
 }

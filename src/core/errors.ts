@@ -25,6 +25,7 @@ export const ERROR_TABLE = {
   validation_failed: 422,
   rate_limited: 429,
   internal_error: 500,
+  extension_failed: 502,
   not_ready: 503,
 } as const;
 
@@ -100,6 +101,8 @@ export const errors = {
     }),
   notReady: (details?: unknown) => new AppError('not_ready', 'The service is not ready', details),
   internal: () => new AppError('internal_error', 'An internal error occurred'),
+  extensionFailed: (name: string, reason: string) =>
+    new AppError('extension_failed', `The extension ${name} failed: ${reason}`),
 };
 
 /** Exit codes of the CLI, by error class; documented in README. */

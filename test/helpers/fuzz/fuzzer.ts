@@ -73,6 +73,9 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^endpoint$/, route: 'POST /push/subscriptions', reason: 'the URL of a push service that passes the outbound target rules' },
   { field: /^keys\.(p256dh|auth)$/, route: 'POST /push/subscriptions', reason: 'a P-256 public key and a 16-byte secret a browser generated' },
   { field: /^(smtp|imap)\.host$/, route: 'POST /mail-settings', reason: 'a host that resolves to a public address (the outbound-target rules)' },
+  { field: /^(manifest(\..+)?|module_base64)$/, route: 'POST /extensions', reason: "a plugin manifest checked against the module's exports, and a WebAssembly module: only compiling it tells" },
+  { field: /^config\..+$/, route: 'PATCH /extensions/:id/config', reason: "a config key the extension's manifest declares" },
+  { field: /^op$/, route: 'POST /tickets/:id/extension-actions/:provider', reason: "an action entrypoint of the extension's manifest" },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);

@@ -11,6 +11,8 @@ import { multipart } from '../../helpers/conversation.js';
 import { createEndpoint } from '../../../src/webhooks/endpoints.js';
 import { emitTicketChange } from '../../../src/events/emit/ticket-change.js';
 import { csatUrlFor } from '../../../src/csat/surveys.js';
+import { buildPlugin, manifestFor } from '../../helpers/plugins.js';
+import { CONTEXT_ENTRYPOINTS, CONTEXT_PLUGIN } from '../../helpers/plugin-sources.js';
 
 /**
  * Walks EVERY registered route as tenant B, aimed at tenant A's resources, and asserts that B can
@@ -111,6 +113,14 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   // A run of the legacy import of A (the row only: its source is never contacted here).
   const aImport = (await call(env, 'POST', '/legacy-import', { token: a.admin.token, body: { source: 'mysql://reader@127.0.0.1:1/secret_import_of_a' } })).json().id as string;
 
+  // An installed extension of A (its name is the {provider} of the staff routes), linked to A's ticket.
+  const aExt = await aPost('/extensions', {
+    manifest: manifestFor({ name: 'secret-ext-of-a', entrypoints: CONTEXT_ENTRYPOINTS, read_ops: ['list_projects'], scopes: { webhook: false } }),
+    module_base64: Buffer.from(await buildPlugin(CONTEXT_PLUGIN)).toString('base64'),
+  });
+  const aExtLink = await call(env, 'POST', `/tickets/${aTicket.id}/extension-link/secret-ext-of-a`, { token: a.admin.token, body: { external_id: 'SECRET-EXT-ID-A' } });
+  if (aExtLink.statusCode !== 200) throw new Error(`fixture extension link: ${aExtLink.statusCode} ${aExtLink.body}`);
+
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
     users: aCustomer.id,
@@ -143,6 +153,9 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     'routing-rules': aRule.id,
     subscriptions: aSubscription.id,
     'legacy-import': aImport,
+    extensions: aExt.id,
+    provider: 'secret-ext-of-a',
+    op: 'list_projects',
   };
   /** Path parameters that name no tenant resource (the same for every tenant): B reaches its own. */
   const sharedParams: Record<string, string> = {
@@ -158,7 +171,7 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     'secret-tag-of-a', aFilter.id, 'Secret filter of A', aMacro.id, 'Secret macro of A', aCanned.id,
     'Secret canned', aRule.id, 'Secret rule of A', aSubscription.id, aSubscription.endpoint,
     'Secret question of A', 'Secret rating comment of A', aSurveyToken, '93.184.215.14', 'secret-smtp-user-of-a', 'Secret template of A',
-    a.id.replace(/-/g, ''), aImport, 'secret_import_of_a'];
+    a.id.replace(/-/g, ''), aImport, 'secret_import_of_a', aExt.id, 'secret-ext-of-a', 'SECRET-EXT-ID-A'];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
