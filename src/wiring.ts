@@ -14,6 +14,8 @@ import { routingHook } from './automation/routing.js';
 import { onStatusChanged } from './csat/surveys.js';
 import { pushOnTicketEvent } from './push/fan-out.js';
 import { notifyOnEvent } from './mail/outbox.js';
+import { registerCalendarReplyHandler } from './mail/calendar-replies.js';
+import { handleRsvp } from './meetings/rsvp.js';
 
 let wired = false;
 
@@ -38,4 +40,6 @@ export function wireDomain(): void {
   registerEventConsumer('csat-surveys', onStatusChanged);
   registerEventConsumer('push', pushOnTicketEvent);
   registerEventConsumer('mail-notifications', notifyOnEvent);
+  // Calendar REPLY mails are RSVPs to meeting invitations, never tickets.
+  registerCalendarReplyHandler(handleRsvp);
 }

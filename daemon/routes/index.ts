@@ -27,6 +27,7 @@ import { ticketToolsRoutes } from './ticket-tools.js';
 import { csatFormRoutes, csatRoutes } from './csat.js';
 import { pushRoutes } from './push.js';
 import { mailRoutes } from './mail.js';
+import { meetingsRoutes } from './meetings.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -58,6 +59,7 @@ export const allRoutes: RouteDef[] = [
   ...csatRoutes,
   ...pushRoutes,
   ...mailRoutes,
+  ...meetingsRoutes,
 ] as RouteDef[];
 
 /** Routes that take an HTML form post (app.ts registers them with the form parser). */
