@@ -6,14 +6,15 @@ import { requireFeature } from '../licensing/features.js';
 import { scoped } from '../db/tenant-scope.js';
 import { Meeting } from './models.js';
 import { occurrences } from './recurrence.js';
+import { externalBusy } from './mirroring.js';
 import type { Availability, AvailabilityQuery } from './schemas.js';
 
 /**
  * Availability (SPEC "Meeting rules" 1): for each asked user, the busy ranges in [from, to) from
  * the internal meetings they organise or attend (series expanded in their organizer's zone), the
  * meeting being edited excluded. Conflicts are advisory: nothing here ever blocks a save.
- * External busy blocks come from connected calendars (`source` calendar_a / calendar_b); none are
- * stored until a calendar connector is in place.
+ * External busy blocks are read from the user's connected calendars (`source` calendar_a /
+ * calendar_b) at the time of the question, each under a short deadline.
  */
 export const MAX_WINDOW_DAYS = 366;
 export const MAX_USERS = 50;
@@ -56,13 +57,16 @@ export async function availability(ctx: Ctx, query: AvailabilityQuery): Promise<
   const conflicts: Availability['conflicts'] = [];
   for (const user of ids.map((id) => users.find((u) => u.id === id)!)) {
     const mine = meetings.filter((m) => m.organizer_id === user.id || attendance.some((a) => a.meeting_id === m.id && a.user_id === user.id));
-    const ranges = mine.flatMap((m) => occurrences(m, from!, to!).map((o) => ({ start: o.start, end: o.end })))
-      .sort((a, b) => a.start.getTime() - b.start.getTime());
+    const internal = mine.flatMap((m) => occurrences(m, from!, to!).map((o) => ({ start: o.start, end: o.end, source: 'meeting' })));
+    // A calendar's busy block that is our own mirrored meeting is already listed as `meeting`.
+    const external = (await externalBusy(ctx, user.id, from!, to!))
+      .filter((b) => !internal.some((i) => i.start.getTime() === b.start.getTime() && i.end.getTime() === b.end.getTime()));
+    const ranges = [...internal, ...external].sort((a, b) => a.start.getTime() - b.start.getTime() || a.source.localeCompare(b.source));
     if (!ranges.length) continue;
     conflicts.push({
       user_id: user.id,
       user_name: user.name,
-      busy_ranges: ranges.map((r) => ({ start_at: toRfc3339(r.start)!, end_at: toRfc3339(r.end)!, source: 'meeting' })),
+      busy_ranges: ranges.map((r) => ({ start_at: toRfc3339(r.start)!, end_at: toRfc3339(r.end)!, source: r.source })),
     });
   }
   return { conflicts };

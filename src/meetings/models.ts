@@ -16,6 +16,8 @@ export class Meeting extends TenantModel {
   declare timezone: string;
   declare video_provider: VideoProvider;
   declare join_url: string | null;
+  /** The connector's room behind join_url (video_a/b/c). */
+  declare video_room_id: string | null;
   declare ticket_id: string | null;
   declare organizer_id: string;
   declare recurrence_rule: string | null;

@@ -12,6 +12,8 @@ import { Meeting, MeetingAttendee, type AttendeeResponse, type VideoProvider } f
 import { formatRecurrence, lastEnd, parseRecurrence } from './recurrence.js';
 import { icalUid, queueInvitations, type Invitation } from './invitations.js';
 import type { AttendeeOut, MeetingInput, MeetingListQuery, MeetingOut } from './schemas.js';
+import { createRoom, dropRoom, mirrorDetached } from './mirroring.js';
+import type { VideoProvider as RoomProvider } from './vendor.js';
 
 /**
  * Meetings (SPEC "Meeting" and its state table, CONTRACT §4 and §7). Input takes both spellings
@@ -271,9 +273,11 @@ export async function createMeeting(ctx: Ctx, input: MeetingInput): Promise<Meet
   await requireFeature(ctx, 'meetings');
   const organizerId = organizerOf(ctx);
   const m = await normalise(ctx, 'create', input, null, organizerId);
+  const room = m.video_provider !== 'manual' ? await createRoom(ctx, organizerId, m.video_provider, m) : null;
   const row = await Meeting.insertIn(ctx, {
+    video_room_id: room?.id ?? null,
     title: m.title, description: m.description, start_at: m.start_at, end_at: m.end_at, timezone: m.timezone,
-    last_end_at: lastEnd({ ...m }), video_provider: m.video_provider, join_url: m.join_url, ticket_id: m.ticket_id,
+    last_end_at: lastEnd({ ...m }), video_provider: m.video_provider, join_url: room?.join_url ?? m.join_url, ticket_id: m.ticket_id,
     organizer_id: organizerId, recurrence_rule: m.recurrence_rule, invite_sequence: 0, status: 'active', cancel_reason: null,
     created_at: ctx.now, updated_at: ctx.now,
   });
@@ -284,6 +288,7 @@ export async function createMeeting(ctx: Ctx, input: MeetingInput): Promise<Meet
     changes: { title: row.title, start_at: toRfc3339(row.start_at), end_at: toRfc3339(row.end_at), ticket_id: row.ticket_id, recurrence_rule: row.recurrence_rule, attendees: attendees.map((a) => a.email) },
   });
   await queueInvitations(ctx, row, attendees, await organizerName(ctx, organizerId), attendees.map((a) => ({ attendee: a, method: 'REQUEST' as const })), eventId);
+  afterCommitMirror(ctx, row);
   return meetingOut(row, attendees);
 }
 
@@ -295,9 +300,18 @@ export async function updateMeeting(ctx: Ctx, id: string, input: MeetingInput, m
   const m = await normalise(ctx, mode, input, { ...before, attendees: existing.map((a) => ({ user_id: a.user_id, email: a.email, name: a.name })) }, before.organizer_id);
   const rescheduled = m.start_at.getTime() !== before.start_at.getTime() || m.end_at.getTime() !== before.end_at.getTime()
     || m.recurrence_rule !== before.recurrence_rule || m.timezone !== before.timezone;
+  // A connector's room: kept while the provider stays, a new one for a new provider.
+  let room: { id: string | null; join_url: string | null } = { id: before.video_room_id, join_url: m.join_url };
+  if (m.video_provider === 'manual') room = { id: null, join_url: m.join_url };
+  else if (m.video_provider !== before.video_provider || !before.video_room_id) {
+    const created = await createRoom(ctx, before.organizer_id, m.video_provider, m);
+    room = { id: created.id, join_url: created.join_url };
+  } else room = { id: before.video_room_id, join_url: before.join_url };
+  if (before.video_room_id && before.video_provider !== 'manual' && room.id !== before.video_room_id) afterCommitDropRoom(ctx, before);
   const [row] = await Meeting.scoped(ctx).where('id', id).patch({
+    video_room_id: room.id,
     title: m.title, description: m.description, start_at: m.start_at, end_at: m.end_at, timezone: m.timezone, last_end_at: lastEnd({ ...m }),
-    video_provider: m.video_provider, join_url: m.join_url, ticket_id: m.ticket_id, recurrence_rule: m.recurrence_rule,
+    video_provider: m.video_provider, join_url: room.join_url, ticket_id: m.ticket_id, recurrence_rule: m.recurrence_rule,
     invite_sequence: before.invite_sequence + 1, updated_at: ctx.now,
   } as never).returning('*') as unknown as Meeting[];
   // A new time asks everyone again; other edits keep the answers given.
@@ -316,6 +330,7 @@ export async function updateMeeting(ctx: Ctx, id: string, input: MeetingInput, m
     ...removed.map((a) => ({ attendee: a, method: 'CANCEL' as const })),
   ];
   await queueInvitations(ctx, row!, attendees, await organizerName(ctx, row!.organizer_id), invitations, eventId);
+  afterCommitMirror(ctx, row!);
   return meetingOut(row!, attendees);
 }
 
@@ -330,6 +345,8 @@ export async function cancelMeeting(ctx: Ctx, id: string, reason: string | null 
   const eventId = await note(ctx, 'meeting_cancelled', row!, row!.ticket_id, { reason: row!.cancel_reason });
   await recordAudit(ctx, { action: 'meeting.cancelled', resourceType: 'meeting', resourceId: id, changes: { reason: row!.cancel_reason } });
   await queueInvitations(ctx, row!, attendees, await organizerName(ctx, row!.organizer_id), attendees.map((a) => ({ attendee: a, method: 'CANCEL' as const })), eventId);
+  afterCommitMirror(ctx, row!);
+  afterCommitDropRoom(ctx, row!);
   return meetingOut(row!, attendees);
 }
 
@@ -344,7 +361,23 @@ export async function deleteMeeting(ctx: Ctx, id: string): Promise<void> {
     await queueInvitations(ctx, gone, attendees, await organizerName(ctx, row.organizer_id), attendees.map((a) => ({ attendee: a, method: 'CANCEL' as const })), null);
   }
   await Meeting.scoped(ctx).where('id', id).delete();
+  afterCommitMirror(ctx, row);
+  if (row.status === 'active') afterCommitDropRoom(ctx, row);
   await recordAudit(ctx, { action: 'meeting.deleted', resourceType: 'meeting', resourceId: id, changes: { title: row.title, status: row.status } });
+}
+
+/** After commit, detached: the organizer's external calendars follow the meeting (create, update, remove). */
+function afterCommitMirror(ctx: Ctx, meeting: Meeting): void {
+  const { deps, tenantId, now } = ctx;
+  ctx.afterCommit(() => mirrorDetached(deps, tenantId, meeting.id, meeting.organizer_id, now));
+}
+
+function afterCommitDropRoom(ctx: Ctx, meeting: Meeting): void {
+  if (meeting.video_provider === 'manual' || !meeting.video_room_id) return;
+  const { deps, tenantId, now } = ctx;
+  const provider = meeting.video_provider as RoomProvider;
+  const roomId = meeting.video_room_id;
+  ctx.afterCommit(() => dropRoom(deps, tenantId, meeting.organizer_id, provider, roomId, now));
 }
 
 /** Used by RSVPs: the timeline note for an answer. */
