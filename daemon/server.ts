@@ -4,6 +4,7 @@ import type { Config } from '../src/core/config.js';
 import { SYSTEM_ACTOR, type Deps } from '../src/core/context.js';
 import { systemNow } from '../src/core/clock.js';
 import { closeDeps, createDeps } from '../src/core/deps.js';
+import { settleMirrors } from '../src/meetings/mirroring.js';
 import type { LogFormat, Logger } from '../src/core/logging.js';
 import { openDatabase, type OpenedDatabase } from '../src/db/open-database.js';
 import { migrateLatest } from '../src/db/migrations.js';
@@ -69,6 +70,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     undo.push(() => database.close());
     const deps: Deps = createDeps(config, database.url, { log });
     undo.push(() => closeDeps(deps));
+    // Calendar mirrors still under way (each within its budget) finish before the database closes.
+    undo.push(() => settleMirrors());
 
     const applied = await migrateLatest(deps.db);
     if (applied.length) log.info({ migrations: applied }, 'database migrated');

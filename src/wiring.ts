@@ -15,6 +15,8 @@ import { onStatusChanged } from './csat/surveys.js';
 import { pushOnTicketEvent } from './push/fan-out.js';
 import { notifyOnEvent } from './mail/outbox.js';
 import { countReopening } from './reports/reopen-hook.js';
+import { registerCalendarReplyHandler } from './mail/calendar-replies.js';
+import { handleRsvp } from './meetings/rsvp.js';
 
 let wired = false;
 
@@ -40,4 +42,6 @@ export function wireDomain(): void {
   registerEventConsumer('csat-surveys', onStatusChanged);
   registerEventConsumer('push', pushOnTicketEvent);
   registerEventConsumer('mail-notifications', notifyOnEvent);
+  // Calendar REPLY mails are RSVPs to meeting invitations, never tickets.
+  registerCalendarReplyHandler(handleRsvp);
 }

@@ -29,6 +29,7 @@ import { pushRoutes } from './push.js';
 import { mailRoutes } from './mail.js';
 import { reportsRoutes } from './reports.js';
 import { extensionHookRoutes, extensionsRoutes } from './extensions.js';
+import { meetingsRoutes } from './meetings.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -62,6 +63,7 @@ export const allRoutes: RouteDef[] = [
   ...mailRoutes,
   ...reportsRoutes,
   ...extensionsRoutes,
+  ...meetingsRoutes,
 ] as RouteDef[];
 
 /** Routes that take a body of any media type as bytes (app.ts registers them with a catch-all parser). */

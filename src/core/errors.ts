@@ -19,6 +19,7 @@ export const ERROR_TABLE = {
   conflict: 409,
   already_exists: 409,
   reply_locked: 409,
+  meeting_cancelled: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   range_not_satisfiable: 416,
@@ -83,6 +84,7 @@ export const errors = {
   conflict: (message: string, details?: unknown) => new AppError('conflict', message, details),
   replyLocked: (lockedBy: { id: string; name: string }, expiresAt: string) =>
     new AppError('reply_locked', `${lockedBy.name} is replying to this ticket until ${expiresAt}`, { locked_by: lockedBy, expires_at: expiresAt }),
+  meetingCancelled: (id: string) => new AppError('meeting_cancelled', `Meeting ${id} is cancelled; create a new meeting instead`),
   alreadyExists: (resource: string, field: string, value: string) =>
     new AppError('already_exists', `${label(resource)} with ${field} ${value} already exists`, [{ field, message: 'is already taken' }]),
   validation: (problems: FieldProblem[]) =>

@@ -35,6 +35,9 @@ export class NotificationRecord extends TenantModel {
   declare last_error: string | null;
   declare created_at: Date;
   declare sent_at: Date | null;
+  /** A meeting invitation's calendar part (METHOD and the VCALENDAR text), else null. */
+  declare ical_method: 'REQUEST' | 'CANCEL' | null;
+  declare ical_content: string | null;
 }
 
 export class MailMessageId extends TenantModel {

@@ -39,6 +39,8 @@ async function sendOne(target: SmtpTarget, row: NotificationRecord, references: 
     inReplyTo: references[0],
     references,
     headers: { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All' },
+    // A meeting invitation: the calendar part as text/calendar; method=… (and an .ics attachment).
+    ...(row.ical_method && row.ical_content ? { icalEvent: { method: row.ical_method, filename: 'invite.ics', content: row.ical_content } } : {}),
   });
 }
 

@@ -101,7 +101,7 @@ export async function call(env: TestEnv, method: InjectOptions['method'], path: 
   if (options.csrf) headers['x-csrf-token'] = options.csrf;
   return env.app.inject({
     method,
-    url: path.startsWith('/api/') || path.startsWith('/meetings/') ? path : `/api/v1${path}`,
+    url: path.startsWith('/api/') || path.startsWith('/meetings/feed/') ? path : `/api/v1${path}`,
     headers,
     query: options.query,
     ...(options.body !== undefined ? { payload: options.body as InjectOptions['payload'] } : {}),

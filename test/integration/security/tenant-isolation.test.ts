@@ -102,6 +102,14 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aMacro = await aPost('/macros', { name: 'Secret macro of A', actions: [{ type: 'add_tag', value: 'secret-tag-of-a' }] });
   const aCanned = await aPost('/canned-responses', { title: 'Secret canned of A', shortcut: 'secret-a', body: 'Secret canned body of A' });
   const aRule = await aPost('/routing-rules', { name: 'Secret rule of A', conditions: [], actions: [{ type: 'require_skill', value: aSkill.id }] });
+  // A meeting of A on A's ticket (before the mail settings: its invitations find no SMTP at once).
+  const aMeeting = await aPost('/meetings', {
+    title: 'Secret meeting of A', start_at: '2026-12-01T09:00:00Z', end_at: '2026-12-01T10:00:00Z', ticket_id: aTicket.id,
+    attendees: [{ user_id: aAgent.id }, { email: 'secret-guest@tenant-a.example.com' }],
+  });
+  // A's calendar connector (a public address literal: registering does not connect).
+  const aConnector = await call(env, 'PUT', '/connectors/calendar_a', { token: a.admin.token, body: { client_id: 'secret-client-of-a', client_secret: 'secret-client-secret-of-a', base_url: 'https://93.184.215.15/secret-calendar-of-a' } });
+  if (aConnector.statusCode !== 200) throw new Error(`fixture connector: ${aConnector.statusCode} ${aConnector.body}`);
   // The email channel: A's mail settings (a public address literal: saving does not connect) and an edited template.
   const aMail = await call(env, 'POST', '/mail-settings', { token: a.admin.token, body: {
     smtp: { host: '93.184.215.14', port: 587, security: 'starttls', username: 'secret-smtp-user-of-a', password: 'pw', from_address: 'desk@tenant-a.example.com' },
@@ -156,10 +164,13 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     extensions: aExt.id,
     provider: 'secret-ext-of-a',
     op: 'list_projects',
+    meetings: aMeeting.id,
   };
   /** Path parameters that name no tenant resource (the same for every tenant): B reaches its own. */
   const sharedParams: Record<string, string> = {
     identifier: 'ticket.resolved',
+    // A connector product: B reaches its own registration and account.
+    provider: 'calendar_a',
   };
   const secrets = [a.id, a.admin.id, a.admin.email, aCustomer.id, aCustomer.email, aAgent.id, aAgent.email,
     aKey.id, aKey.prefix, aType.id, aType.name, aField.id, 'secret_serial', aStatus.id, aTicket.id,
@@ -171,7 +182,8 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     'secret-tag-of-a', aFilter.id, 'Secret filter of A', aMacro.id, 'Secret macro of A', aCanned.id,
     'Secret canned', aRule.id, 'Secret rule of A', aSubscription.id, aSubscription.endpoint,
     'Secret question of A', 'Secret rating comment of A', aSurveyToken, '93.184.215.14', 'secret-smtp-user-of-a', 'Secret template of A',
-    a.id.replace(/-/g, ''), aImport, 'secret_import_of_a', aExt.id, 'secret-ext-of-a', 'SECRET-EXT-ID-A'];
+    a.id.replace(/-/g, ''), aImport, 'secret_import_of_a', aExt.id, 'secret-ext-of-a', 'SECRET-EXT-ID-A',
+    aMeeting.id, 'Secret meeting of A', 'secret-guest@tenant-a.example.com', 'secret-client-of-a', 'secret-client-secret-of-a', 'secret-calendar-of-a'];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
