@@ -82,6 +82,7 @@ export async function seed(deps: Deps, tickets: number): Promise<SeedInfo> {
        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`);
   for (const index of indexes) await db.raw(`DROP INDEX ${index.indexname}`);
 
+  // Tickets and their messages in one statement per batch (the messages read the inserted rows).
   const ticketsSql = `
     WITH s AS (SELECT array_agg(id ORDER BY position) AS ids FROM statuses WHERE tenant_id = __T__),
          p AS (SELECT array_agg(id ORDER BY position) AS ids FROM priorities WHERE tenant_id = __T__),
@@ -101,6 +102,7 @@ export async function seed(deps: Deps, tickets: number): Promise<SeedInfo> {
                   least(created + (h % 4320) * interval '1 minute', now()) AS updated
              FROM g
          )
+    , ins AS (
     INSERT INTO tickets (tenant_id, id, ticket_number, subject, status_id, priority_id, requester_id, assigned_agent_id,
                          channel, tags, custom_fields, first_responded_at, resolved_at, closed_at, created_at, updated_at)
     SELECT __T__, gen_random_uuid(), n,
@@ -117,20 +119,20 @@ export async function seed(deps: Deps, tickets: number): Promise<SeedInfo> {
            CASE WHEN si >= 5 THEN updated END,
            CASE WHEN si = 6 THEN updated END,
            created, updated
-      FROM r, s, p, c, a`;
-  const messagesSql = `
+      FROM r, s, p, c, a
+    RETURNING tenant_id, id, subject, requester_id, assigned_agent_id, channel, first_responded_at, created_at
+    )
     INSERT INTO messages (tenant_id, id, ticket_id, body, is_private, author_id, author_name, is_agent, channel, created_at)
     SELECT t.tenant_id, gen_random_uuid(), t.id,
            'Hello, ' || t.subject || '. It started this morning and happens every time; what can I do?',
            false, t.requester_id, u.name, false, t.channel, t.created_at
-      FROM tickets t JOIN users u ON u.tenant_id = t.tenant_id AND u.id = t.requester_id
-     WHERE t.tenant_id = __T__ AND t.ticket_number BETWEEN __FROM__ AND __TO__
+      FROM ins t JOIN users u ON u.tenant_id = t.tenant_id AND u.id = t.requester_id
     UNION ALL
     SELECT t.tenant_id, gen_random_uuid(), t.id,
            'Thanks for writing in. We looked at your account and found the cause; it is fixed now, please try again.',
            false, t.assigned_agent_id, u.name, true, t.channel, t.first_responded_at
-      FROM tickets t JOIN users u ON u.tenant_id = t.tenant_id AND u.id = t.assigned_agent_id
-     WHERE t.tenant_id = __T__ AND t.ticket_number BETWEEN __FROM__ AND __TO__ AND t.first_responded_at IS NOT NULL`;
+      FROM ins t JOIN users u ON u.tenant_id = t.tenant_id AND u.id = t.assigned_agent_id
+     WHERE t.first_responded_at IS NOT NULL`;
 
   for (let from = 1; from <= tickets; from += BATCH) {
     const to = Math.min(tickets, from + BATCH - 1);
@@ -142,7 +144,6 @@ export async function seed(deps: Deps, tickets: number): Promise<SeedInfo> {
       await trx.raw('SET LOCAL session_replication_role = replica');
       await trx.raw('SET LOCAL synchronous_commit = off');
       await trx.raw(fill(ticketsSql));
-      await trx.raw(fill(messagesSql));
     });
     log(`tickets ${to.toLocaleString('en')} / ${tickets.toLocaleString('en')} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
