@@ -26,7 +26,7 @@ import { createTenant } from '../../src/tenants/service.js';
 import { issueApiKey } from '../../src/auth/api-key-store.js';
 import { createEndpoint } from '../../src/webhooks/endpoints.js';
 
-export const BENCH_TENANT = 'bench';
+const BENCH_TENANT = 'bench';
 const BATCH = 100_000;
 const AGENTS = 20;
 
