@@ -32,6 +32,11 @@ export interface Deps {
   redis: Redis | null;
   /** The process's one LISTEN connection for committed events (opened on first use). */
   events: EventListener;
+  /**
+   * A small pool for per-tenant counters that must commit on their own, outside the caller's
+   * transaction (ticket numbers: src/tickets/numbering.ts). Optional: without it they stay in it.
+   */
+  counters?: Knex;
 }
 
 /**

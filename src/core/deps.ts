@@ -17,6 +17,7 @@ export function createDeps(config: Config, databaseUrl: string, options: { log?:
   redis?.on('error', (error) => log.warn({ err: error }, 'redis error'));
   return {
     db: createDb(databaseUrl, { max: options.poolMax }),
+    counters: createDb(databaseUrl, { max: 2 }),
     config,
     box: new SecretBox(config.secretKey),
     mailer: createMailer(config.smtpUrl, config.mailFrom, log),
@@ -31,5 +32,6 @@ export async function closeDeps(deps: Deps): Promise<void> {
   closeTransports();
   deps.redis?.disconnect();
   await deps.events.close();
+  await deps.counters?.destroy();
   await deps.db.destroy();
 }

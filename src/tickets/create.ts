@@ -145,7 +145,8 @@ export async function createTicket(ctx: Ctx, input: TicketCreate): Promise<Ticke
       team_id: created.team_id,
       team_name: await teamName(ctx, created.team_id),
       assignee_name: await userName(ctx, created.assigned_agent_id),
-      priority: (await Priority.findIn(ctx, created.priority_id))?.key ?? priority.key,
+      // A hook (routing) may have changed the priority; read it again only then.
+      priority: created.priority_id === priority.id ? priority.key : (await Priority.findIn(ctx, created.priority_id))?.key ?? priority.key,
       channel: created.channel,
       sla_due_at: toRfc3339(created.sla_due_at),
       body: input.body,
