@@ -23,9 +23,9 @@ const compare = (value: number | null, previous: number | null): Compared => ({
  */
 export async function analyticsOverview(ctx: Ctx, f: Filters) {
   const prev = previousPeriod(f);
-  // One after the other: each is already several queries side by side.
-  const current = await overviewMetrics(ctx, f, true) as unknown as Record<string, number | null>;
-  const previous = await overviewMetrics(ctx, prev, true) as unknown as Record<string, number | null>;
+  const [now, before] = await Promise.all([overviewMetrics(ctx, f, true), overviewMetrics(ctx, prev, true)]);
+  const current = now as unknown as Record<string, number | null>;
+  const previous = before as unknown as Record<string, number | null>;
   const metrics = Object.fromEntries(Object.keys(current).map((k) => [k, compare(current[k]!, previous[k]!)]));
   return { from: iso(f.from)!, to: iso(f.to)!, previous_from: iso(prev.from)!, previous_to: iso(prev.to)!, ...metrics };
 }
