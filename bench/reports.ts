@@ -12,7 +12,8 @@
  * the app (inject: routing, access, licence check, validation, serialisation included) for the
  * default 30-day window and for a whole year, BENCH_RUNS times after one warm-up, and prints the
  * median and the slowest answer of each. BENCH_DATABASE_URL names the server (default: local);
- * BENCH_KEEP=1 keeps the database (named helpdesk_bench_reports) and reuses it on the next run.
+ * BENCH_KEEP=1 keeps the database (named helpdesk_bench_reports) and reuses it on the next run;
+ * BENCH_ONLY=<regex> measures only the matching report URLs.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +31,8 @@ import { buildApp } from '../daemon/app.js';
 const TICKETS = Number(process.env.BENCH_TICKETS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const KEEP = process.env.BENCH_KEEP === '1';
+/** Only the report URLs matching this pattern (e.g. BENCH_ONLY=analytics). */
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
 const END = '2026-11-27T00:00:00Z';
 const NAME = KEEP ? 'helpdesk_bench_reports' : `helpdesk_bench_reports_${Date.now().toString(36)}`;
@@ -162,7 +165,7 @@ async function main(): Promise<void> {
     ];
     console.log(`\n${'report'.padEnd(58)} ${'30 days p50'.padStart(12)} ${'max'.padStart(7)}   ${'365 days p50'.padStart(12)} ${'max'.padStart(7)}`);
     let worst30 = 0;
-    for (const [url, extra] of cases) {
+    for (const [url, extra] of cases.filter(([url]) => !ONLY || ONLY.test(url))) {
       const line: string[] = [];
       for (const window of [month, year]) {
         const query = { ...window, ...extra };

@@ -1,6 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import { iso, previousPeriod, type Filters } from './filters.js';
-import { overviewMetrics, rateStats } from './overview.js';
+import { overviewMetrics } from './overview.js';
 
 export interface Compared {
   value: number | null;
@@ -23,9 +23,9 @@ const compare = (value: number | null, previous: number | null): Compared => ({
  */
 export async function analyticsOverview(ctx: Ctx, f: Filters) {
   const prev = previousPeriod(f);
-  const [now, before, rates, prevRates] = await Promise.all([overviewMetrics(ctx, f), overviewMetrics(ctx, prev), rateStats(ctx, f), rateStats(ctx, prev)]);
-  const current = { ...now, ...rates } as Record<string, number | null>;
-  const previous = { ...before, ...prevRates } as Record<string, number | null>;
+  const [now, before] = await Promise.all([overviewMetrics(ctx, f, true), overviewMetrics(ctx, prev, true)]);
+  const current = now as unknown as Record<string, number | null>;
+  const previous = before as unknown as Record<string, number | null>;
   const metrics = Object.fromEntries(Object.keys(current).map((k) => [k, compare(current[k]!, previous[k]!)]));
   return { from: iso(f.from)!, to: iso(f.to)!, previous_from: iso(prev.from)!, previous_to: iso(prev.to)!, ...metrics };
 }

@@ -1,6 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
-import { ticketFilter, type Filters } from './filters.js';
+import { hasTicketFilter, ticketFilter, type Filters } from './filters.js';
 import { slaOutcomesSql } from './overview.js';
 
 /**
@@ -10,7 +10,7 @@ import { slaOutcomesSql } from './overview.js';
  */
 interface Source {
   /** A subquery with the columns tenant_id, at (the row's instant), channel, team_id, priority_id, status_id, agent_id, and the metrics' inputs. */
-  sql: (ctx: Ctx, f: Filters) => { sql: string; bindings: any[] };
+  sql: (ctx: Ctx, f: Filters, groupBy: string) => { sql: string; bindings: any[] };
 }
 
 interface Dimension {
@@ -129,8 +129,17 @@ const REPORTS: ReportDef[] = [
   {
     key: 'agent_replies', name: 'Public replies', description: 'Public staff replies written in the window',
     source: {
-      sql: (ctx, f) => {
+      sql: (ctx, f, groupBy) => {
         const filter = ticketFilter(f);
+        // The tickets are joined only when a filter or the dimension needs them: replies by agent or
+        // time are read from the replies' own index alone.
+        if (!hasTicketFilter(f) && !['channel', 'team', 'priority'].includes(groupBy)) {
+          return {
+            sql: `SELECT m.created_at AS at, m.author_id AS agent_id, m.ticket_id, m.tenant_id FROM messages m
+                   WHERE m.tenant_id = ? AND m.is_agent AND NOT m.is_private AND m.created_at >= ? AND m.created_at < ?`,
+            bindings: [ctx.tenantId, f.from, f.to],
+          };
+        }
         return {
           sql: `SELECT m.created_at AS at, m.author_id AS agent_id, m.ticket_id, t.tenant_id, t.channel, t.team_id, t.priority_id, t.status_id
                   FROM messages m JOIN tickets t ON t.tenant_id = m.tenant_id AND t.id = m.ticket_id
@@ -188,7 +197,7 @@ export function prepareRun(ctx: Ctx, f: Filters, input: RunInput): PreparedRun {
   // The zone goes into the SQL text: it was checked against the IANA database, and is checked here again.
   if (!SAFE_ZONE.test(f.tz)) throw errors.invalid('tz', 'must be an IANA time zone name');
   const dim = DIMENSIONS[groupBy]!;
-  const source = report.source.sql(ctx, f);
+  const source = report.source.sql(ctx, f, groupBy);
   const key = dim.sql(f.tz);
   const label = dim.label;
   const join = label ? ` LEFT JOIN ${label.table} d ON d.tenant_id = x.tenant_id AND d.id = x.${label.ref}` : '';

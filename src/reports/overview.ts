@@ -30,16 +30,30 @@ async function one(ctx: Ctx, sql: string, bindings: unknown[]): Promise<Row> {
   return (result.rows[0] ?? {}) as Row;
 }
 
-/** Tickets created in the window: how many, and their average first-response and resolution times. */
-function createdStats(ctx: Ctx, f: Filters): Promise<Row> {
+/**
+ * Tickets created in the window: how many, and their average first-response and resolution times;
+ * with `rates`, also what the BI rates count (one pass over the same index range).
+ */
+function createdStats(ctx: Ctx, f: Filters, rates = false): Promise<Row> {
   const filter = ticketFilter(f);
+  const rateColumns = rates ? `,
+           count(*) FILTER (WHERE t.reopened_count > 0)::int AS reopened,
+           count(*) FILTER (WHERE t.resolved_at IS NOT NULL OR t.reopened_count > 0)::int AS ever_resolved,
+           count(t.resolved_at)::int AS resolved,
+           count(*) FILTER (WHERE t.resolved_at IS NOT NULL AND t.reopened_count = 0 AND r.n = 1)::int AS one_touch` : '';
+  // Public staff replies per ticket: a ticket's messages are never older than the ticket, so those
+  // of tickets created since `from` are among the replies written since `from` (one index range).
+  const replies = rates ? `
+      LEFT JOIN (SELECT m.ticket_id, count(*) AS n FROM messages m
+                  WHERE m.tenant_id = ? AND m.is_agent AND NOT m.is_private AND m.created_at >= ?
+                  GROUP BY m.ticket_id) r ON r.ticket_id = t.id` : '';
   return one(ctx, `
     SELECT count(*)::int AS created,
            avg(extract(epoch FROM t.first_responded_at - t.created_at))::float8 AS avg_first_response,
-           avg(extract(epoch FROM t.resolved_at - t.created_at))::float8 AS avg_resolution
-      FROM tickets t
+           avg(extract(epoch FROM t.resolved_at - t.created_at))::float8 AS avg_resolution${rateColumns}
+      FROM tickets t${replies}
      WHERE t.tenant_id = ? AND t.created_at >= ? AND t.created_at < ?${filter.sql}`,
-  [ctx.tenantId, f.from, f.to, ...filter.bindings]);
+  [...(rates ? [ctx.tenantId, f.from] : []), ctx.tenantId, f.from, f.to, ...filter.bindings]);
 }
 
 /** Tickets whose (current) resolution falls in the window. */
@@ -95,9 +109,21 @@ async function csatStats(ctx: Ctx, f: Filters): Promise<Row> {
 
 const ratio = (part: unknown, whole: unknown) => (Number(whole) > 0 ? Number(part) / Number(whole) : null);
 
-export async function overviewMetrics(ctx: Ctx, f: Filters): Promise<OverviewMetrics> {
-  const [created, resolved, sla, csat] = await Promise.all([createdStats(ctx, f), resolvedCount(ctx, f), slaStats(ctx, f), csatStats(ctx, f)]);
+export interface Rates {
+  reopen_rate: number | null;
+  one_touch_resolution_rate: number | null;
+}
+
+export async function overviewMetrics(ctx: Ctx, f: Filters): Promise<OverviewMetrics>;
+export async function overviewMetrics(ctx: Ctx, f: Filters, rates: true): Promise<OverviewMetrics & Rates>;
+export async function overviewMetrics(ctx: Ctx, f: Filters, rates = false): Promise<OverviewMetrics & Partial<Rates>> {
+  const [created, resolved, sla, csat] = await Promise.all([createdStats(ctx, f, rates), resolvedCount(ctx, f), slaStats(ctx, f), csatStats(ctx, f)]);
   return {
+    ...(rates ? {
+      // BI: reopened ÷ ever resolved, and resolved after exactly one public staff reply and never reopened ÷ resolved.
+      reopen_rate: ratio(created.reopened, created.ever_resolved),
+      one_touch_resolution_rate: ratio(created.one_touch, created.resolved),
+    } : {}),
     total_tickets_created: Number(created.created),
     total_tickets_resolved: Number(resolved.resolved),
     avg_first_response_time_seconds: num(created.avg_first_response),
@@ -110,24 +136,4 @@ export async function overviewMetrics(ctx: Ctx, f: Filters): Promise<OverviewMet
 
 export async function overview(ctx: Ctx, f: Filters): Promise<OverviewMetrics & { from: string; to: string }> {
   return { ...(await overviewMetrics(ctx, f)), from: iso(f.from)!, to: iso(f.to)! };
-}
-
-/**
- * BI rates over the tickets created in the window: reopened ÷ ever resolved, and resolved after
- * exactly one public staff reply and never reopened ÷ resolved.
- */
-export async function rateStats(ctx: Ctx, f: Filters): Promise<{ reopen_rate: number | null; one_touch_resolution_rate: number | null }> {
-  const filter = ticketFilter(f);
-  const row = await one(ctx, `
-    SELECT count(*) FILTER (WHERE t.reopened_count > 0)::int AS reopened,
-           count(*) FILTER (WHERE t.resolved_at IS NOT NULL OR t.reopened_count > 0)::int AS ever_resolved,
-           count(*) FILTER (WHERE t.resolved_at IS NOT NULL)::int AS resolved,
-           count(*) FILTER (WHERE CASE WHEN t.resolved_at IS NOT NULL AND t.reopened_count = 0
-             THEN (SELECT count(*) FROM messages m
-                    WHERE m.tenant_id = t.tenant_id AND m.ticket_id = t.id AND m.is_agent AND NOT m.is_private) = 1
-             ELSE false END)::int AS one_touch
-      FROM tickets t
-     WHERE t.tenant_id = ? AND t.created_at >= ? AND t.created_at < ?${filter.sql}`,
-  [ctx.tenantId, f.from, f.to, ...filter.bindings]);
-  return { reopen_rate: ratio(row.reopened, row.ever_resolved), one_touch_resolution_rate: ratio(row.one_touch, row.resolved) };
 }
