@@ -7,6 +7,7 @@ import { routingTimeTrigger } from '../automation/time-trigger.js';
 import { pushSendJob } from '../push/send.js';
 import { sendDueNotifications } from '../mail/send.js';
 import { fetchMail } from '../mail/imap-fetch.js';
+import { legacyImportJob } from '../legacy-import/runs.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -70,6 +71,12 @@ export const JOBS: readonly JobDef[] = [
     description: "Polls every tenant's IMAP mailbox whose interval has passed and turns new messages into tickets and replies",
     schedule: '30s',
     run: async (deps, now) => ({ ...(await fetchMail(deps, now)) }),
+  },
+  {
+    name: 'legacy-import',
+    description: 'Runs the osTicket imports queued through POST /legacy-import, oldest first, and resumes a run whose process died before it finished',
+    schedule: '30s',
+    run: async (deps, now) => ({ ...(await legacyImportJob(deps, now)) }),
   },
 ];
 

@@ -46,7 +46,7 @@ export interface ImportOptions {
   attachmentsDir?: string;
   batchSize?: number;
   /** Called after every batch with the result so far (the CLI's progress line). */
-  onProgress?: (phase: string, result: ImportResult) => void;
+  onProgress?: (phase: string, result: ImportResult) => void | Promise<void>;
 }
 
 /** At most this many errors are listed; the rest are only counted in the log. */
@@ -170,7 +170,7 @@ class Importer {
         // A run that stops here (an error, the caller giving up) leaves no unhandled read behind.
         next.catch(() => undefined);
         await this.unit((ctx) => fn(ctx, item.value));
-        this.options.onProgress?.(phase, this.result);
+        await this.options.onProgress?.(phase, this.result);
       }
     } finally {
       await next.catch(() => undefined);
