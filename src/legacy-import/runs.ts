@@ -59,7 +59,7 @@ export async function startImport(ctx: Ctx, input: StartImportBody): Promise<{ i
   return { id, status: 'queued' };
 }
 
-export const LEGACY_IMPORT_JOB = 'legacy-import';
+const LEGACY_IMPORT_JOB = 'legacy-import';
 
 interface RunRow {
   tenant_id: string; id: string; source_enc: string | null; source_timezone: string; dry_run: boolean;

@@ -45,7 +45,9 @@ export interface ImportOptions {
   /** Where filesystem-backed attachments (osTicket's storage-fs plugin) live. */
   attachmentsDir?: string;
   batchSize?: number;
-  /** Called after every batch with the result so far (the CLI's progress line). */
+  /** Called once the source is recognised, with its row counts (the totals of a progress view). */
+  onStart?: (totals: Record<string, number>) => void;
+  /** Called after every batch with the result so far (the CLI's progress view). */
   onProgress?: (phase: string, result: ImportResult) => void | Promise<void>;
 }
 
@@ -66,7 +68,7 @@ type Unit = <T>(fn: (ctx: Ctx) => Promise<T>) => Promise<T>;
 export async function runLegacyImport(deps: Deps, tenantId: string, actor: Actor, now: Date, options: ImportOptions): Promise<ImportResult> {
   const source = await openSource(options.source, options.timezone ?? 'UTC');
   try {
-    await probe(source);
+    options.onStart?.((await probe(source)).counts);
     const result: ImportResult = { dry_run: Boolean(options.dryRun), counts: emptyCounts(), skipped: emptyCounts(), errors: [] };
     if (!options.dryRun) {
       // One batch of one tenant at a time: two runs started side by side take turns per batch, and
