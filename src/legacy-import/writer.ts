@@ -68,7 +68,8 @@ type Unit = <T>(fn: (ctx: Ctx) => Promise<T>) => Promise<T>;
 export async function runLegacyImport(deps: Deps, tenantId: string, actor: Actor, now: Date, options: ImportOptions): Promise<ImportResult> {
   const source = await openSource(options.source, options.timezone ?? 'UTC');
   try {
-    options.onStart?.((await probe(source)).counts);
+    const { counts: totals } = await probe(source);
+    options.onStart?.(totals);
     const result: ImportResult = { dry_run: Boolean(options.dryRun), counts: emptyCounts(), skipped: emptyCounts(), errors: [] };
     if (!options.dryRun) {
       // One batch of one tenant at a time: two runs started side by side take turns per batch, and
