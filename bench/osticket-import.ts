@@ -76,16 +76,26 @@ async function main(): Promise<void> {
     const created = await createTenant(deps, { slug: 'bench', name: 'Bench', adminEmail: 'admin@bench.example.com', adminPassword: 'benchmark password 123' }, CLI_ACTOR, new Date());
     started = Date.now();
     let last = 0;
+    let phase = '';
+    let phaseStarted = started;
+    const phases: Record<string, number> = {};
     const result = await runLegacyImport(deps, created.tenant.id, CLI_ACTOR, new Date(), {
       source: `mysql://root@${mariaHost}/${source}`,
       batchSize: 500,
-      onProgress: (phase, so) => {
+      onProgress: (current, so) => {
+        if (current !== phase) {
+          if (phase) phases[phase] = (Date.now() - phaseStarted) / 1000;
+          phase = current;
+          phaseStarted = Date.now();
+        }
         if (Date.now() - last < 5000) return;
         last = Date.now();
-        console.log(`  ${phase}: ${so.counts.tickets} tickets, ${so.counts.messages + so.counts.notes} entries, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+        console.log(`  ${current}: ${so.counts.tickets} tickets, ${so.counts.messages + so.counts.notes} entries, ${((Date.now() - started) / 1000).toFixed(0)} s`);
       },
     });
     const seconds = (Date.now() - started) / 1000;
+    if (phase) phases[phase] = (Date.now() - phaseStarted) / 1000;
+    console.log(`seconds per phase: ${JSON.stringify(phases)}`);
     console.log(JSON.stringify({ counts: result.counts, errors: result.errors.length }));
     console.log(`imported in ${seconds.toFixed(1)} s: ${(result.counts.tickets / seconds).toFixed(0)} tickets/s (with their thread entries)`);
   } finally {

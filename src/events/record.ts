@@ -1,4 +1,5 @@
 import type { Ctx } from '../core/context.js';
+import { uuidv7 } from '../core/ids.js';
 import { eventConsumers } from './consumers.js';
 import { EventRecord, type SubjectType } from './models.js';
 
@@ -24,8 +25,28 @@ export interface NewEvent {
  * deliveries behind. Its `seq` and the NOTIFY come at commit (see the migration).
  */
 export async function recordEvent(ctx: Ctx, input: NewEvent): Promise<EventRecord> {
+  const event = await EventRecord.insertIn(ctx, eventRow(ctx, input));
+  // An import (ctx.quiet) records history: nothing may fan out to webhooks, mail or push.
+  if (!ctx.quiet) for (const consume of eventConsumers()) await consume(ctx, event);
+  return event;
+}
+
+/**
+ * Many events in one multi-row INSERT (bulk writers such as the legacy import), in ctx's
+ * transaction like `recordEvent`, each handed to the consumers unless ctx is quiet.
+ */
+export async function recordEvents(ctx: Ctx, inputs: NewEvent[]): Promise<EventRecord[]> {
+  if (!inputs.length) return [];
+  const events = await EventRecord.query(ctx.trx)
+    .insert(inputs.map((input) => ({ id: uuidv7(ctx.now.getTime()), ...eventRow(ctx, input), tenant_id: ctx.tenantId })) as never)
+    .returning('*') as unknown as EventRecord[];
+  if (!ctx.quiet) for (const event of events) for (const consume of eventConsumers()) await consume(ctx, event);
+  return events;
+}
+
+function eventRow(ctx: Ctx, input: NewEvent): Record<string, unknown> {
   const actor = input.actor === undefined ? { id: ctx.actor.userId, name: ctx.actor.name } : input.actor;
-  const event = await EventRecord.insertIn(ctx, {
+  return {
     type: input.type,
     subject_type: input.subjectType,
     subject_id: input.subjectId ?? input.ticketId ?? null,
@@ -36,8 +57,5 @@ export async function recordEvent(ctx: Ctx, input: NewEvent): Promise<EventRecor
     to_value: input.to ?? null,
     data: input.data,
     created_at: ctx.now,
-  });
-  // An import (ctx.quiet) records history: nothing may fan out to webhooks, mail or push.
-  if (!ctx.quiet) for (const consume of eventConsumers()) await consume(ctx, event);
-  return event;
+  };
 }

@@ -8,6 +8,7 @@ import { pushSendJob } from '../push/send.js';
 import { sendDueNotifications } from '../mail/send.js';
 import { fetchMail } from '../mail/imap-fetch.js';
 import { renewSubscriptions } from '../meetings/renewal.js';
+import { legacyImportJob } from '../legacy-import/runs.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -77,6 +78,12 @@ export const JOBS: readonly JobDef[] = [
     description: 'Renews the external calendar subscriptions (calendar_a, calendar_b) that end within two hours, in every tenant',
     schedule: '1h',
     run: async (deps, now) => ({ ...(await renewSubscriptions(deps, now)) }),
+  },
+  {
+    name: 'legacy-import',
+    description: 'Runs the osTicket imports queued through POST /legacy-import, oldest first, and resumes a run whose process died before it finished',
+    schedule: '30s',
+    run: async (deps, now) => ({ ...(await legacyImportJob(deps, now)) }),
   },
 ];
 

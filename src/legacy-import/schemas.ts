@@ -28,6 +28,7 @@ export const ImportQueued = Type.Object({ id: Type.String(), status: StringEnum(
 export const ImportRun = Type.Object({
   id: Type.String(),
   status: StringEnum(['queued', 'running', 'completed', 'failed'] as const),
+  phase: Nullable(Type.String({ description: 'while running: the entity being imported (teams, agents, …, tickets, messages, attachments)' })),
   source: Type.String({ description: 'the source without its password' }),
   dry_run: Type.Boolean(),
   counts: Counts,

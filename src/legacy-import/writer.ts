@@ -6,8 +6,8 @@ import type { RowDataPacket } from 'mysql2/promise';
 import type { Actor, Ctx, Deps } from '../core/context.js';
 import { uuidv7 } from '../core/ids.js';
 import { inTransaction } from '../db/transaction.js';
-import { insertScoped, scoped } from '../db/tenant-scope.js';
-import { recordEvent } from '../events/record.js';
+import { scoped } from '../db/tenant-scope.js';
+import { recordEvent, recordEvents, type NewEvent } from '../events/record.js';
 import { OrganizationRecord, TeamRecord, UserRecord } from '../directory/models.js';
 import { blobStoreFor } from '../storage/store.js';
 import { sanitizeBodyHtml } from '../tickets/sanitize.js';
@@ -45,8 +45,10 @@ export interface ImportOptions {
   /** Where filesystem-backed attachments (osTicket's storage-fs plugin) live. */
   attachmentsDir?: string;
   batchSize?: number;
-  /** Called after every batch with the result so far (the CLI's progress line). */
-  onProgress?: (phase: string, result: ImportResult) => void;
+  /** Called once the source is recognised, with its row counts (the totals of a progress view). */
+  onStart?: (totals: Record<string, number>) => void;
+  /** Called after every batch with the result so far (the CLI's progress view). */
+  onProgress?: (phase: string, result: ImportResult) => void | Promise<void>;
 }
 
 /** At most this many errors are listed; the rest are only counted in the log. */
@@ -56,18 +58,28 @@ function emptyCounts(): Record<ResultKey, number> {
   return Object.fromEntries(RESULT_KEYS.map((k) => [k, 0])) as Record<ResultKey, number>;
 }
 
+/** A multi-row INSERT into a tenant-owned table without reading the rows back (bulk paths). */
+async function insertRows(ctx: Ctx, table: string, rows: Array<Record<string, unknown>>): Promise<void> {
+  await ctx.trx(table).insert(rows.map((row) => ({ ...row, tenant_id: ctx.tenantId })));
+}
+
 type Unit = <T>(fn: (ctx: Ctx) => Promise<T>) => Promise<T>;
 
 export async function runLegacyImport(deps: Deps, tenantId: string, actor: Actor, now: Date, options: ImportOptions): Promise<ImportResult> {
   const source = await openSource(options.source, options.timezone ?? 'UTC');
   try {
-    await probe(source);
+    const { counts: totals } = await probe(source);
+    options.onStart?.(totals);
     const result: ImportResult = { dry_run: Boolean(options.dryRun), counts: emptyCounts(), skipped: emptyCounts(), errors: [] };
     if (!options.dryRun) {
       // One batch of one tenant at a time: two runs started side by side take turns per batch, and
       // each batch reads the map after the other's commit, so neither imports a row twice.
       const unit: Unit = (fn) => inTransaction(deps, { tenantId, actor, now, quiet: true }, async (ctx) => {
         await ctx.trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`legacy-import:${tenantId}`]);
+        // A batch's commit does not wait for its WAL flush: a server crash may lose the last
+        // batches, but each loses its rows and their map entries together, so the next run
+        // imports them again. Consistency is kept; only the flush wait per batch is saved.
+        await ctx.trx.raw('SET LOCAL synchronous_commit = off');
         return fn(ctx);
       });
       await new Importer(source, unit, result, options).run();
@@ -98,7 +110,7 @@ class Importer {
     private readonly result: ImportResult,
     private readonly options: ImportOptions,
   ) {
-    this.size = options.batchSize ?? 200;
+    this.size = options.batchSize ?? 500;
   }
 
   private t(name: string): string {
@@ -146,11 +158,26 @@ class Importer {
     if (this.result.errors.length < MAX_ERRORS) this.result.errors.push({ kind, legacy_id: legacyId, message });
   }
 
-  /** Reads `table` in batches and runs `fn` per batch in one unit of work. */
+  /**
+   * Reads `table` in batches and runs `fn` per batch in one unit of work. The next batch is read
+   * from the source while the current one is written, so the two databases work side by side.
+   */
   private async walk(phase: string, sql: (after: string) => [string, unknown[]], idColumn: string, fn: (ctx: Ctx, rows: RowDataPacket[]) => Promise<void>): Promise<void> {
-    for await (const rows of batches(this.src, sql, idColumn, this.size)) {
-      await this.unit((ctx) => fn(ctx, rows));
-      this.options.onProgress?.(phase, this.result);
+    const source = batches(this.src, sql, idColumn, this.size);
+    let next = source.next();
+    try {
+      for (;;) {
+        const item = await next;
+        if (item.done) return;
+        next = source.next();
+        // A run that stops here (an error, the caller giving up) leaves no unhandled read behind.
+        next.catch(() => undefined);
+        await this.unit((ctx) => fn(ctx, item.value));
+        await this.options.onProgress?.(phase, this.result);
+      }
+    } finally {
+      await next.catch(() => undefined);
+      await source.return(undefined);
     }
   }
 
@@ -391,10 +418,11 @@ class Importer {
           created_at: created, updated_at: this.date(r.updated) ?? created,
         };
       };
-      const imported = (c: Ctx, r: RowDataPacket, row: { id: string; ticket_number: number | null }) => recordEvent(c, {
+      const importedEvent = (r: RowDataPacket, row: { id: string; ticket_number: number | null }): NewEvent => ({
         type: 'ticket.imported', subjectType: 'ticket', ticketId: row.id, to: `osTicket #${String(r.number ?? '')}`,
         data: { ticket_id: row.id, ticket_number: row.ticket_number, legacy: { system: 'osticket', ticket_id: Number(r.ticket_id), number: String(r.number ?? '') } },
       });
+      const imported = (c: Ctx, r: RowDataPacket, row: { id: string; ticket_number: number | null }) => recordEvent(c, importedEvent(r, row));
       // Fast path as for thread entries: the batch's new tickets with kept numbers in one INSERT with
       // their map rows and events; the rest (numbers to draw, failures) row by row.
       const done = await mappedIds(ctx, 'ticket', ids);
@@ -417,11 +445,11 @@ class Importer {
         try {
           await ctx.trx.transaction(async (sp) => {
             const inner: Ctx = { ...ctx, trx: sp };
-            await insertScoped(inner, 'tickets', built.map((b) => b.row));
-            await insertScoped(inner, 'legacy_import_map', built.map((b) => ({
+            await insertRows(inner, 'tickets', built.map((b) => b.row));
+            await insertRows(inner, 'legacy_import_map', built.map((b) => ({
               system: SYSTEM, kind: 'ticket', legacy_id: String(b.r.ticket_id), target_id: b.row.id, created_at: ctx.now,
             })));
-            for (const b of built) await imported(inner, b.r, b.row);
+            await recordEvents(inner, built.map((b) => importedEvent(b.r, b.row)));
           });
           this.result.counts.tickets += built.length;
         } catch {
@@ -444,18 +472,26 @@ class Importer {
     });
   }
 
+  // STRAIGHT_JOIN (here and for attachments and collaborators): the keyset walk must read the
+  // entries in primary-key order. Left to itself MariaDB starts from the joined table's index and
+  // sorts the whole remainder for every batch, which makes a large import quadratic.
   private async messages(): Promise<void> {
+    // Agents are few: their map is read once (the earlier phase has committed them all).
+    const agents = await this.unit((ctx) => mappedIds(ctx, 'agent'));
     await this.walk('messages', (after) => [
-      `SELECT e.id, e.staff_id, e.user_id, e.type, e.poster, e.format, e.body, e.created, t.object_id AS ticket_id
+      `SELECT STRAIGHT_JOIN e.id, e.staff_id, e.user_id, e.type, e.poster, e.format, e.body, e.created, t.object_id AS ticket_id
          FROM ${this.t('thread_entry')} e JOIN ${this.t('thread')} t ON t.id = e.thread_id
         WHERE t.object_type = 'T' AND e.id > ? ORDER BY e.id`, [after]], 'id', async (ctx, rows) => {
       // thread ids are not ticket ids: the ticket is the thread's object_id (object_type 'T').
-      const tickets = await mappedIds(ctx, 'ticket', rows.map((r) => r.ticket_id));
-      const customers = await mappedIds(ctx, 'customer', rows.map((r) => r.user_id));
-      const agents = await mappedIds(ctx, 'agent');
-      const done = await mappedIds(ctx, 'message', rows.map((r) => r.id));
-      const ticketRows = await Ticket.scoped(ctx).whereIn('tickets.id', [...new Set(tickets.values())]).select('id', 'channel', 'created_at');
+      // The batch's tickets with the map in one query: legacy id → id, channel, creation time.
+      const ticketRows: Array<{ legacy_id: string; id: string; channel: Channel; created_at: Date }> = await scoped(ctx, 'legacy_import_map as m')
+        .join('tickets as t', (j) => j.on('t.tenant_id', 'm.tenant_id').andOn('t.id', 'm.target_id'))
+        .where({ 'm.system': SYSTEM, 'm.kind': 'ticket' }).whereIn('m.legacy_id', [...new Set(rows.map((r) => String(r.ticket_id)))])
+        .select('m.legacy_id', 't.id', 't.channel', 't.created_at');
+      const tickets = new Map(ticketRows.map((x) => [x.legacy_id, x.id]));
       const ticketOf = new Map(ticketRows.map((x) => [x.id, x]));
+      const customers = await mappedIds(ctx, 'customer', [...new Set(rows.map((r) => String(r.user_id)))]);
+      const done = await mappedIds(ctx, 'message', rows.map((r) => r.id));
       const keyOf = (r: RowDataPacket): ResultKey => (String(r.type) === 'N' ? 'notes' : 'messages');
       const build = (r: RowDataPacket): Record<string, unknown> => {
         const type = String(r.type);
@@ -492,8 +528,8 @@ class Importer {
         try {
           await ctx.trx.transaction(async (sp) => {
             const inner: Ctx = { ...ctx, trx: sp };
-            await insertScoped(inner, 'messages', built.map((b) => b.row));
-            await insertScoped(inner, 'legacy_import_map', built.map((b) => ({
+            await insertRows(inner, 'messages', built.map((b) => b.row));
+            await insertRows(inner, 'legacy_import_map', built.map((b) => ({
               system: SYSTEM, kind: 'message', legacy_id: String(b.r.id), target_id: b.row.id, created_at: ctx.now,
             })));
           });
@@ -537,7 +573,7 @@ class Importer {
     if (!(await this.hasTable('attachment')) || !(await this.hasTable('file'))) return;
     const store = this.options.dryRun ? null : 'store';
     await this.walk('attachments', (after) => [
-      `SELECT a.id, a.object_id AS entry_id, a.name, f.id AS file_id, f.bk, f.type, f.name AS file_name, f.\`key\`
+      `SELECT STRAIGHT_JOIN a.id, a.object_id AS entry_id, a.name, f.id AS file_id, f.bk, f.type, f.name AS file_name, f.\`key\`
          FROM ${this.t('attachment')} a JOIN ${this.t('file')} f ON f.id = a.file_id
         WHERE a.type = 'H' AND a.id > ? ORDER BY a.id`, [after]], 'id', async (ctx, rows) => {
       const messages = await mappedIds(ctx, 'message', rows.map((r) => r.entry_id));
@@ -565,7 +601,7 @@ class Importer {
   private async collaborators(): Promise<void> {
     if (!(await this.hasTable('thread_collaborator'))) return;
     await this.walk('collaborators', (after) => [
-      `SELECT c.id, c.user_id, c.created, t.object_id AS ticket_id FROM ${this.t('thread_collaborator')} c
+      `SELECT STRAIGHT_JOIN c.id, c.user_id, c.created, t.object_id AS ticket_id FROM ${this.t('thread_collaborator')} c
          JOIN ${this.t('thread')} t ON t.id = c.thread_id WHERE t.object_type = 'T' AND c.id > ? ORDER BY c.id`, [after]], 'id', async (ctx, rows) => {
       const tickets = await mappedIds(ctx, 'ticket', rows.map((r) => r.ticket_id));
       const customers = await mappedIds(ctx, 'customer', rows.map((r) => r.user_id));

@@ -2,6 +2,10 @@ import t from 'tap';
 import { call, testApp, tenantFixture, userFixture } from '../../helpers/app.js';
 import { emptyMariaDb, osticketDb, osticketMissing } from '../../helpers/osticket.js';
 import { runningImports } from '../../../src/legacy-import/runs.js';
+import { runLegacyImport } from '../../../src/legacy-import/writer.js';
+import { runJob } from '../../../src/jobs/runner.js';
+import { CLI_ACTOR } from '../../../src/core/context.js';
+import { uuidv7 } from '../../../src/core/ids.js';
 
 t.test('/legacy-import', { skip: osticketMissing }, async (t) => {
   const env = await testApp(t);
@@ -43,6 +47,59 @@ t.test('/legacy-import', { skip: osticketMissing }, async (t) => {
 
     const otherTenant = await call(env, 'GET', `/legacy-import/${queued.json().id}`, { token: other.admin.token });
     t.equal(otherTenant.statusCode, 404, "another tenant's run is not found");
+  });
+
+  await t.test('the job claims queued runs with SKIP LOCKED and resumes a run whose process died', async (t) => {
+    const third = await tenantFixture(env);
+    const db = env.deps.db;
+    const count = async (table: string) => Number((await db(table).where({ tenant_id: third.id }).count({ n: '*' }))[0]!.n);
+    // A daemon claimed this run and died while importing messages: the tickets and the first batch
+    // of messages are committed, the row still says `running`.
+    await t.rejects(runLegacyImport(env.deps, third.id, CLI_ACTOR, new Date(), { source: source.dsn, batchSize: 2, onProgress: (phase) => {
+      if (phase === 'messages') throw new Error('killed');
+    } }), /killed/);
+    t.equal(await count('messages'), 2);
+    const id = uuidv7();
+    const row = {
+      tenant_id: third.id, id, source: 'mysql://root@127.0.0.1/x', source_enc: env.deps.box.encrypt(source.dsn), source_timezone: 'UTC',
+      dry_run: false, status: 'running', started_at: new Date(), created_at: new Date(), attempts: 1,
+    };
+    await db('legacy_imports').insert(row);
+
+    // While another transaction holds the row, the job skips it and leaves it as it is.
+    const holder = await db.transaction();
+    await holder('legacy_imports').where({ tenant_id: third.id, id }).forUpdate();
+    const skipped = await runJob(env.deps, 'legacy-import');
+    await holder.rollback();
+    t.match(skipped, { status: 'succeeded', result: { runs: 0 } });
+    t.match(await db('legacy_imports').where({ id }).first(), { status: 'running', attempts: 1 });
+
+    const resumed = await runJob(env.deps, 'legacy-import');
+    t.match(resumed, { status: 'succeeded', result: { runs: 1, resumed: 1 } });
+    const status = (await call(env, 'GET', `/legacy-import/${id}`, { token: third.admin.token })).json();
+    t.match(status, { status: 'completed', phase: null, counts: { tickets: 0, messages: 14, notes: 5 }, skipped: { tickets: 8 }, errors: [] });
+    t.equal(await count('tickets'), 8, 'every ticket once');
+    t.equal(await count('messages'), 21, 'every thread entry once');
+    const stored = await db('legacy_imports').where({ id }).first();
+    t.equal(stored.source_enc, null, 'the stored source is dropped when the run ends');
+    t.equal(stored.attempts, 2);
+  });
+
+  await t.test('the status shows progress while the job runs', async (t) => {
+    const fourth = await tenantFixture(env);
+    const queued = await call(env, 'POST', '/legacy-import', { token: fourth.admin.token, body: { source: source.dsn } });
+    const id = queued.json().id;
+    const seen = new Set<string>();
+    while (seen.size === 0 || ![...seen].some((s) => s === 'completed')) {
+      const now = (await call(env, 'GET', `/legacy-import/${id}`, { token: fourth.admin.token })).json();
+      seen.add(now.status);
+      if (now.status === 'running') t.ok(now.phase === null || typeof now.phase === 'string');
+      if (now.status === 'completed') break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await runningImports();
+    t.ok(seen.has('completed'));
+    t.ok(Number((await env.deps.db('job_runs').where({ name: 'legacy-import' }).count({ n: '*' }))[0]!.n) > 0, 'ran as the legacy-import job');
   });
 
   await t.test('a run against a source that is not osTicket fails with the reason', async (t) => {
