@@ -91,7 +91,7 @@ export async function receiveHook(deps: Deps, token: string, request: HookReques
     .where('hook_token_hash', sha256Hex(token))
     .comment('cross-tenant: the hook token decides the tenant')
     .first();
-  const row = found ? Extension.fromJson(found, { skipValidation: true }) : undefined;
+  const row = found ? Extension.fromDatabaseJson(found) : undefined;
   if (!row || !row.enabled || !row.manifest.entrypoints.includes('webhook_receive')) throw errors.notFound('extension hook');
   rateLimit(row.id, deps.config.extensionHookPerMin, now);
   const input = {

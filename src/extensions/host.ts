@@ -1,4 +1,5 @@
-import createPlugin, { type Plugin } from '@extism/extism';
+// Loaded on first use: importing Extism prints a WASI warning, which no CLI command but these should show.
+import type { Plugin } from '@extism/extism';
 
 /**
  * The plugin host: runs extension entrypoints in Extism worker threads, each call stopped after a
@@ -9,8 +10,8 @@ import createPlugin, { type Plugin } from '@extism/extism';
  * time-out, host refusal) is closed and replaced by a fresh one on the next call. A worker thread
  * is all a misbehaving plugin can hold: the daemon's event loop and other tenants' instances go on.
  */
-export const POOL_SIZE = 2;
-export const MAX_WAITING = 32;
+const POOL_SIZE = 2;
+const MAX_WAITING = 32;
 export const MAX_OUTPUT_BYTES = 1024 * 1024;
 
 export interface PluginSpec {
@@ -59,6 +60,7 @@ class Pool {
   constructor(readonly spec: PluginSpec) {}
 
   private async create(): Promise<Slot> {
+    const { default: createPlugin } = await import('@extism/extism');
     const plugin = await createPlugin({ wasm: [{ data: this.spec.wasm }] }, {
       useWasi: false,
       runInWorker: true,

@@ -32,7 +32,7 @@ async function moduleBytes(deps: Deps, row: Extension): Promise<Uint8Array> {
   return bytes;
 }
 
-export function pluginConfig(deps: Deps, row: Extension): Record<string, string> {
+function pluginConfig(deps: Deps, row: Extension): Record<string, string> {
   const all: Record<string, string> = { ...(row.config ?? {}) };
   if (row.secrets_enc) Object.assign(all, JSON.parse(deps.box.decrypt(row.secrets_enc)) as Record<string, string>);
   const readable: Record<string, string> = {};
@@ -40,7 +40,7 @@ export function pluginConfig(deps: Deps, row: Extension): Record<string, string>
   return readable;
 }
 
-export async function specFor(deps: Deps, row: Extension): Promise<PluginSpec> {
+async function specFor(deps: Deps, row: Extension): Promise<PluginSpec> {
   return {
     key: `${row.id}:${row.module_sha256}:${new Date(row.updated_at).getTime()}`,
     name: row.name,

@@ -94,5 +94,8 @@ export const LinkOut = Type.Object({
   provider: Type.String(), ticket_id: Type.String(), external_id: Type.String(), created_at: Type.String(),
 }, { $id: 'ExtensionLink' });
 
-export const OpQuery = Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 1000 }), { maxProperties: 16 });
+// Read ops take any query parameters as their input (`q` for search, the parent field's key for options).
+export const OpQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 1000, description: 'The search text of a search op' })),
+}, { additionalProperties: Type.String({ maxLength: 1000 }), maxProperties: 16 });
 export const OpOut = Type.Unknown({ description: 'The document the read op answered' });

@@ -144,7 +144,7 @@ export async function configureExtension(ctx: Ctx, id: string, input: ExtensionC
     else target[key] = value;
   }
   const [updated] = await Extension.scoped(ctx).where('id', id).patch({
-    config: JSON.stringify(plain), secrets_enc: Object.keys(secrets).length ? ctx.deps.box.encrypt(JSON.stringify(secrets)) : null, updated_at: ctx.now,
+    config: plain, secrets_enc: Object.keys(secrets).length ? ctx.deps.box.encrypt(JSON.stringify(secrets)) : null, updated_at: ctx.now,
   } as never).returning('*') as unknown as Extension[];
   await recordAudit(ctx, { action: 'extension.configured', resourceType: 'extension', resourceId: id, changes: { keys: Object.keys(input.config).sort() } });
   ctx.afterCommit(() => dropPools(id));

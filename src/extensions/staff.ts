@@ -73,7 +73,8 @@ export async function runAction(ctx: Ctx, ticketId: string, provider: string, in
   if (!m.entrypoints.includes(input.op) || reserved.includes(input.op) || m.read_ops.includes(input.op)) {
     throw errors.invalid('op', `is not an action of the extension ${provider}`);
   }
-  const result = await runJson(ctx.deps, ext, input.op, { params: input.params ?? {}, ticket: await ticketSnapshot(ctx, ticket) });
+  const link = await linkOf(ctx, ticket.id, ext);
+  const result = await runJson(ctx.deps, ext, input.op, { params: input.params ?? {}, ticket: await ticketSnapshot(ctx, ticket), link: link?.external_id ?? null });
   const to = summary(result);
   await emitTicketChange(ctx, 'ticket.extension_action', { ticketId: ticket.id, from: `${ext.name}: ${input.op}`, to });
   await recordAudit(ctx, {

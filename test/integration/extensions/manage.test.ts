@@ -76,6 +76,7 @@ t.test('install, read, configure (secrets encrypted, masked), enable/disable, un
   const row = await env.deps.db('extensions').where({ tenant_id: tenant.id, id: ext.id }).first();
   t.notOk(JSON.stringify(row).includes('sk-live-123456'), 'the secret is not stored in clear');
   t.same(JSON.parse(env.deps.box.decrypt(row.secrets_enc)), { api_key: 'sk-live-123456', hidden: 'top-secret' });
+  t.same(row.config, { base_url: 'http://127.0.0.1:1' }, 'plain values are a JSON object (the hook reads the row without the model)');
   const unknownKey = await call(env, 'PATCH', `/extensions/${ext.id}/config`, { token, body: { config: { nope: 'x' } } });
   t.equal(unknownKey.statusCode, 422);
   t.equal(unknownKey.json().details[0].field, 'config.nope');
