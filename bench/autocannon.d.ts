@@ -1,8 +1,32 @@
-// The part of autocannon's API the benchmarks use (the package ships no types).
+// The part of autocannon's programmatic API the benchmarks use (the package ships no types).
 declare module 'autocannon' {
-  interface Options { url: string; headers?: Record<string, string>; connections?: number; duration?: number }
-  interface Histogram { average: number; p50: number; p99: number }
-  interface Result { requests: Histogram; latency: Histogram; non2xx: number; errors: number }
+  export interface Request {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    setupRequest?: (request: Request) => Request;
+  }
+  interface Options {
+    url: string;
+    connections?: number;
+    duration?: number;
+    headers?: Record<string, string>;
+    method?: string;
+    body?: string;
+    requests?: Request[];
+    timeout?: number;
+  }
+  interface Histogram { average: number; mean: number; p50: number; p90: number; p99: number; max: number; total: number }
+  interface Result {
+    requests: Histogram;
+    latency: Histogram;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    duration: number;
+    statusCodeStats: Record<string, { count: number }>;
+  }
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;
 }
