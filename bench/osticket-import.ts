@@ -82,6 +82,7 @@ async function main(): Promise<void> {
     const result = await runLegacyImport(deps, created.tenant.id, CLI_ACTOR, new Date(), {
       source: `mysql://root@${mariaHost}/${source}`,
       batchSize: 500,
+      entryBatchSize: 2000,
       onProgress: (current, so) => {
         if (current !== phase) {
           if (phase) phases[phase] = (Date.now() - phaseStarted) / 1000;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import type { Knex } from 'knex';
 import type { RowDataPacket } from 'mysql2/promise';
 import type { Actor, Ctx, Deps } from '../core/context.js';
 import { uuidv7 } from '../core/ids.js';
@@ -45,6 +46,11 @@ export interface ImportOptions {
   /** Where filesystem-backed attachments (osTicket's storage-fs plugin) live. */
   attachmentsDir?: string;
   batchSize?: number;
+  /**
+   * Rows per batch of thread entries: many and small, they go faster in larger batches (2,000 by
+   * default; `batchSize` when only that is given).
+   */
+  entryBatchSize?: number;
   /** Called once the source is recognised, with its row counts (the totals of a progress view). */
   onStart?: (totals: Record<string, number>) => void;
   /** Called after every batch with the result so far (the CLI's progress view). */
@@ -61,6 +67,31 @@ function emptyCounts(): Record<ResultKey, number> {
 /** A multi-row INSERT into a tenant-owned table without reading the rows back (bulk paths). */
 async function insertRows(ctx: Ctx, table: string, rows: Array<Record<string, unknown>>): Promise<void> {
   await ctx.trx(table).insert(rows.map((row) => ({ ...row, tenant_id: ctx.tenantId })));
+}
+
+type EntryRow = {
+  id: string; ticket_id: string; body: string; body_html: string | null; is_private: boolean;
+  author_id: string | null; author_name: string; is_agent: boolean; channel: Channel; created_at: Date;
+};
+
+/**
+ * A batch of thread entries and their map rows in one statement: each column goes as one array
+ * parameter (unnest), so thousands of rows are one round trip with a dozen parameters, and both
+ * INSERTs succeed or fail together.
+ */
+async function insertEntries(trx: Ctx['trx'], ctx: Ctx, built: Array<{ r: RowDataPacket; row: EntryRow }>): Promise<void> {
+  const col = <K extends keyof EntryRow>(key: K) => built.map((b) => b.row[key]);
+  await trx.raw(`
+    WITH entries AS (
+      INSERT INTO messages (tenant_id, id, ticket_id, body, body_html, is_private, author_id, author_name, is_agent, channel, created_at)
+      SELECT ?::uuid, * FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::boolean[], ?::uuid[], ?::text[], ?::boolean[], ?::text[], ?::timestamptz[])
+    )
+    INSERT INTO legacy_import_map (tenant_id, system, kind, legacy_id, target_id, created_at)
+    SELECT ?::uuid, ?, 'message', legacy_id, target_id, ?::timestamptz FROM unnest(?::text[], ?::uuid[]) AS u (legacy_id, target_id)`, [
+    ctx.tenantId, col('id'), col('ticket_id'), col('body'), col('body_html'), col('is_private'), col('author_id'), col('author_name'),
+    col('is_agent'), col('channel'), col('created_at'),
+    ctx.tenantId, SYSTEM, ctx.now, built.map((b) => String(b.r.id)), col('id'),
+  ] as Knex.RawBinding[]);
 }
 
 type Unit = <T>(fn: (ctx: Ctx) => Promise<T>) => Promise<T>;
@@ -104,6 +135,7 @@ const PRIORITY_KEYS: Record<string, string> = { low: 'low', normal: 'normal', hi
 
 class Importer {
   private readonly size: number;
+  private readonly entrySize: number;
   constructor(
     private readonly src: LegacySource,
     private readonly unit: Unit,
@@ -111,6 +143,7 @@ class Importer {
     private readonly options: ImportOptions,
   ) {
     this.size = options.batchSize ?? 500;
+    this.entrySize = options.entryBatchSize ?? options.batchSize ?? 2000;
   }
 
   private t(name: string): string {
@@ -160,16 +193,26 @@ class Importer {
 
   /**
    * Reads `table` in batches and runs `fn` per batch in one unit of work. The next batch is read
-   * from the source while the current one is written, so the two databases work side by side.
+   * from the source while the current one is written, so the two databases work side by side;
+   * `prepare` (CPU work that needs no database, such as sanitising HTML) runs on the next batch as
+   * soon as it has been read, while this process waits for the current batch's writes.
    */
-  private async walk(phase: string, sql: (after: string) => [string, unknown[]], idColumn: string, fn: (ctx: Ctx, rows: RowDataPacket[]) => Promise<void>): Promise<void> {
-    const source = batches(this.src, sql, idColumn, this.size);
-    let next = source.next();
+  private async walk(phase: string, sql: (after: string) => [string, unknown[]], idColumn: string, fn: (ctx: Ctx, rows: RowDataPacket[]) => Promise<void>,
+    more: { size?: number; prepare?: (rows: RowDataPacket[]) => void } = {}): Promise<void> {
+    const source = batches(this.src, sql, idColumn, more.size ?? this.size);
+    const read = () => {
+      const item = source.next();
+      return more.prepare ? item.then((it) => {
+        if (!it.done) more.prepare!(it.value);
+        return it;
+      }) : item;
+    };
+    let next = read();
     try {
       for (;;) {
         const item = await next;
         if (item.done) return;
-        next = source.next();
+        next = read();
         // A run that stops here (an error, the caller giving up) leaves no unhandled read behind.
         next.catch(() => undefined);
         await this.unit((ctx) => fn(ctx, item.value));
@@ -362,6 +405,11 @@ class Importer {
       const pr = await Priority.scoped(ctx);
       return { status: new Map(st.map((s) => [s.key, s])), priority: new Map(pr.map((p) => [p.key, p.id])) };
     });
+    // Agents, teams and types are few and their phases have committed: their maps are read once.
+    const { agents, departments, teams, types } = await this.unit(async (ctx) => ({
+      agents: await mappedIds(ctx, 'agent'), departments: await mappedIds(ctx, 'department'),
+      teams: await mappedIds(ctx, 'team'), types: await mappedIds(ctx, 'ticket_type'),
+    }));
 
     await this.walk('tickets', (after) => [`SELECT * FROM ${this.t('ticket')} WHERE ticket_id > ? ORDER BY ticket_id`, [after]], 'ticket_id', async (ctx, rows) => {
       const ids = rows.map((r) => r.ticket_id);
@@ -370,18 +418,21 @@ class Importer {
         `SELECT fe.object_id AS ticket_id, ff.id AS field_id, ff.name, v.value, v.value_id FROM ${this.t('form_entry')} fe
            JOIN ${this.t('form_entry_values')} v ON v.entry_id = fe.id JOIN ${this.t('form_field')} ff ON ff.id = v.field_id
           WHERE fe.object_type = 'T' AND fe.object_id IN (?) ORDER BY fe.id`, [ids]) : [];
+      const answersOf = new Map<string, RowDataPacket[]>();
+      for (const a of answers) {
+        const key = String(a.ticket_id);
+        const list = answersOf.get(key);
+        if (list) list.push(a);
+        else answersOf.set(key, [a]);
+      }
       const customers = await mappedIds(ctx, 'customer', rows.map((r) => r.user_id));
-      const agents = await mappedIds(ctx, 'agent');
-      const departments = await mappedIds(ctx, 'department');
-      const teams = await mappedIds(ctx, 'team');
-      const types = await mappedIds(ctx, 'ticket_type');
       const requesters = await UserRecord.scoped(ctx).whereIn('users.id', [...new Set(customers.values())]).select('id', 'organization_id');
       const orgOf = new Map(requesters.map((u) => [u.id, u.organization_id]));
       const numbers = rows.map((r) => String(r.number ?? '')).filter((n) => /^[0-9]{1,9}$/.test(n)).map(Number);
       const taken = new Set((await Ticket.scoped(ctx).whereIn('ticket_number', numbers).select('ticket_number')).map((x) => x.ticket_number));
       /** The row of a ticket; its number is null when the legacy one cannot be kept (drawn later). */
       const build = (r: RowDataPacket) => {
-        const mine = answers.filter((a) => String(a.ticket_id) === String(r.ticket_id));
+        const mine = answersOf.get(String(r.ticket_id)) ?? [];
         const cd = cdata.get(String(r.ticket_id)) as RowDataPacket | undefined;
         const formSubject = mine.find((a) => a.name === 'subject')?.value;
         const subject = String(formSubject ?? cd?.subject ?? '').trim() || '(no subject)';
@@ -478,6 +529,28 @@ class Importer {
   private async messages(): Promise<void> {
     // Agents are few: their map is read once (the earlier phase has committed them all).
     const agents = await this.unit((ctx) => mappedIds(ctx, 'agent'));
+    // An entry's body as stored: HTML sanitised and its text, or the plain text as it came. Worked
+    // out for the next batch while the current one is written (`prepare` of walk).
+    const bodies = new WeakMap<RowDataPacket, { body: string; body_html: string | null }>();
+    const bodyOf = (r: RowDataPacket) => {
+      let out = bodies.get(r);
+      if (!out) {
+        const raw = String(r.body ?? '');
+        const html = String(r.format) === 'html' ? sanitizeBodyHtml(raw) : null;
+        out = { body: html !== null ? htmlToText(html) : raw, body_html: html };
+        bodies.set(r, out);
+      }
+      return out;
+    };
+    const prepare = (rows: RowDataPacket[]) => {
+      for (const r of rows) {
+        try {
+          bodyOf(r);
+        } catch {
+          // worked out (and reported) again when the row is built
+        }
+      }
+    };
     await this.walk('messages', (after) => [
       `SELECT STRAIGHT_JOIN e.id, e.staff_id, e.user_id, e.type, e.poster, e.format, e.body, e.created, t.object_id AS ticket_id
          FROM ${this.t('thread_entry')} e JOIN ${this.t('thread')} t ON t.id = e.thread_id
@@ -493,7 +566,7 @@ class Importer {
       const customers = await mappedIds(ctx, 'customer', [...new Set(rows.map((r) => String(r.user_id)))]);
       const done = await mappedIds(ctx, 'message', rows.map((r) => r.id));
       const keyOf = (r: RowDataPacket): ResultKey => (String(r.type) === 'N' ? 'notes' : 'messages');
-      const build = (r: RowDataPacket): Record<string, unknown> => {
+      const build = (r: RowDataPacket): EntryRow => {
         const type = String(r.type);
         if (!['M', 'R', 'N'].includes(type)) throw new Error(`thread entries of type ${type} are not imported`);
         const ticketId = tickets.get(String(r.ticket_id));
@@ -501,10 +574,9 @@ class Importer {
         if (!ticket) throw new Error(`its ticket ${r.ticket_id} was not imported`);
         const fromCustomer = type === 'M' && Number(r.staff_id) === 0;
         const authorId = fromCustomer ? customers.get(String(r.user_id)) ?? null : agents.get(String(r.staff_id)) ?? customers.get(String(r.user_id)) ?? null;
-        const raw = String(r.body ?? '');
-        const html = String(r.format) === 'html' ? sanitizeBodyHtml(raw) : null;
+        const { body, body_html } = bodyOf(r);
         return {
-          id: uuidv7(ctx.now.getTime()), ticket_id: ticket.id, body: html !== null ? htmlToText(html) : raw, body_html: html, is_private: type === 'N',
+          id: uuidv7(ctx.now.getTime()), ticket_id: ticket.id, body, body_html, is_private: type === 'N',
           author_id: authorId, author_name: String(r.poster ?? '').trim() || (fromCustomer ? 'Customer' : 'Agent'),
           is_agent: !fromCustomer, channel: ticket.channel, created_at: this.date(r.created) ?? ticket.created_at,
         };
@@ -512,7 +584,7 @@ class Importer {
       // Fast path: every new entry of the batch in one INSERT with its map rows, in one savepoint.
       // Whatever cannot be built, or a batch whose INSERT fails, goes row by row (and reports).
       const slow: RowDataPacket[] = [];
-      const built: Array<{ r: RowDataPacket; row: Record<string, unknown> }> = [];
+      const built: Array<{ r: RowDataPacket; row: EntryRow }> = [];
       for (const r of rows) {
         if (done.has(String(r.id))) {
           this.result.skipped[keyOf(r)] += 1;
@@ -526,13 +598,7 @@ class Importer {
       }
       if (built.length) {
         try {
-          await ctx.trx.transaction(async (sp) => {
-            const inner: Ctx = { ...ctx, trx: sp };
-            await insertRows(inner, 'messages', built.map((b) => b.row));
-            await insertRows(inner, 'legacy_import_map', built.map((b) => ({
-              system: SYSTEM, kind: 'message', legacy_id: String(b.r.id), target_id: b.row.id, created_at: ctx.now,
-            })));
-          });
+          await ctx.trx.transaction((sp) => insertEntries(sp, ctx, built));
           for (const b of built) this.result.counts[keyOf(b.r)] += 1;
         } catch {
           slow.push(...built.map((b) => b.r));
@@ -545,7 +611,7 @@ class Importer {
           return { id: String(row.id) };
         });
       }
-    });
+    }, { size: this.entrySize, prepare });
   }
 
   private async fileBytes(file: RowDataPacket): Promise<Buffer> {
