@@ -17,6 +17,8 @@ import { streamsPlugin } from './sse.js';
 import { allRoutes, anyBodyRoutes, formRoutes } from './routes/index.js';
 import { wireDomain } from '../src/wiring.js';
 import { closeAllPools } from '../src/extensions/host.js';
+import { runJob } from '../src/jobs/runner.js';
+import { setImportJobStarter } from '../src/legacy-import/runs.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -37,6 +39,10 @@ export interface AppOptions {
  */
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
   wireDomain();
+  // A run queued through POST /legacy-import starts its job at once in the daemon that took it (the
+  // job's schedule is the fallback). Set here because the jobs area lists the import's job, so the
+  // import cannot import the job runner without a circle.
+  setImportJobStarter((jobDeps) => runJob(jobDeps, 'legacy-import'));
   const countRequest = requestCounter({
     limit: deps.config.rateLimitPerMin,
     store: deps.redis ? redisStore(deps.redis) : memoryStore(),

@@ -1,5 +1,4 @@
 import { SYSTEM_ACTOR, type Ctx, type Deps, type Actor } from '../core/context.js';
-import { runJob } from '../jobs/runner.js';
 import { systemNow } from '../core/clock.js';
 import { errors } from '../core/errors.js';
 import { uuidv7 } from '../core/ids.js';
@@ -24,6 +23,16 @@ export async function testConnection(ctx: Ctx, source: string): Promise<{ ok: tr
 }
 
 const running = new Set<Promise<unknown>>();
+
+/**
+ * Starts the `legacy-import` job in this process. The jobs area lists this area's job, so the
+ * composition root (src/wiring.ts) supplies the starter rather than this file importing the runner.
+ */
+type JobStarter = (deps: Deps) => Promise<unknown>;
+let startJob: JobStarter | null = null;
+export function setImportJobStarter(starter: JobStarter): void {
+  startJob = starter;
+}
 
 /** Nudges started by this process and not finished yet (tests and shutdown await them). */
 export function runningImports(): Promise<void> {
@@ -52,14 +61,13 @@ export async function startImport(ctx: Ctx, input: StartImportBody): Promise<{ i
   });
   const { deps } = ctx;
   ctx.afterCommit(() => {
-    const job = runJob(deps, LEGACY_IMPORT_JOB).catch((error: unknown) => deps.log.error({ err: error }, 'legacy import job failed'));
+    if (!startJob) return; // no starter wired: the job's schedule picks the run up
+    const job = startJob(deps).catch((error: unknown) => deps.log.error({ err: error }, 'legacy import job failed'));
     running.add(job);
     void job.finally(() => running.delete(job));
   });
   return { id, status: 'queued' };
 }
-
-const LEGACY_IMPORT_JOB = 'legacy-import';
 
 interface RunRow {
   tenant_id: string; id: string; source_enc: string | null; source_timezone: string; dry_run: boolean;
