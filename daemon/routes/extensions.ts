@@ -1,16 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ANY_MEDIA_TYPE, route, STAFF } from '../route.js';
+import { formParts } from '../multipart.js';
 import { ListOf, PageQuery } from '../../src/core/pagination.js';
 import { IdParams } from '../../src/core/schema-types.js';
 import {
-  configureExtension, getExtension, installExtension, listExtensions, rotateHookToken, setExtensionEnabled, uninstallExtension,
+  configureExtension, getExtension, installExtension, installExtensionForm, listExtensions, rotateHookToken, setExtensionEnabled, uninstallExtension,
 } from '../../src/extensions/service.js';
 import { receiveHook } from '../../src/extensions/hook.js';
 import { createExternal, extensionContext, linkTicket, runAction, runReadOp, unlinkTicket } from '../../src/extensions/staff.js';
 import {
   ActionIn, ActionOut, ContextBlock, ExtensionConfigPatch, ExtensionInstall, ExtensionOut, ExtensionPatch, HookUrlOut, LinkIn, LinkOut,
-  OpOut, OpParams, OpQuery, ProviderParams,
+  MAX_MODULE_BYTES, OpOut, OpParams, OpQuery, ProviderParams,
 } from '../../src/extensions/schemas.js';
 
 /** Extensions: WebAssembly plugins (SPEC "Extensions", CONTRACT §13). */
@@ -36,11 +37,20 @@ export const extensionsRoutes = [
     handler: (ctx, { query }) => listExtensions(ctx, query),
   }),
   route({
-    method: 'POST', url: '/extensions', access: write, summary: 'Install a plugin: its manifest and its .wasm module (base64)', tags,
-    description: 'The manifest and the module are checked together; every problem is named (`manifest.<field>`, `module_base64`) and nothing is stored on refusal. The module is stored by content hash with its memory capped at 64 MiB.',
-    errors: ['already_exists', 'conflict'],
+    method: 'POST', url: '/extensions', access: write, summary: 'Install a plugin: its manifest and its .wasm module (multipart, or JSON with the module in base64)', tags,
+    description: 'Either `multipart/form-data` with the parts `manifest` (the manifest as JSON) and `module` (the .wasm file), or JSON `{ manifest, module_base64 }`. The manifest and the module are checked together; every problem is named (`manifest.<field>`, `module` or `module_base64`) and nothing is stored on refusal. The module is stored by content hash with its memory capped at 64 MiB.',
+    errors: ['already_exists', 'conflict', 'payload_too_large'],
+    multipart: {
+      field: 'module', maxFiles: 2, description: 'The manifest and the module as two parts',
+      parts: [
+        { name: 'manifest', binary: false, description: 'The plugin manifest, JSON (a field or a file)' },
+        { name: 'module', binary: true, description: `The .wasm module, at most ${MAX_MODULE_BYTES} bytes` },
+      ],
+    },
     schema: { body: ExtensionInstall, response: { 201: ExtensionOut } }, status: 201,
-    handler: (ctx, { body }) => installExtension(ctx, body),
+    handler: async (ctx, { body, request }) => (request.isMultipart()
+      ? installExtensionForm(ctx, await formParts(request, ['manifest', 'module'], MAX_MODULE_BYTES + 1))
+      : installExtension(ctx, body)),
   }),
   route({
     method: 'GET', url: '/extensions/:id', access: read, summary: 'An installed extension', tags,
