@@ -32,7 +32,8 @@ async function vendor(t: { teardown(fn: () => unknown): void }, routes: Record<s
 t.test('every template: new, build, install, answer', async (t) => {
   const dataDir = tempDataDir(t);
   const work = tempDataDir(t);
-  const env = cliEnv({ DATABASE_URL: await createTestDatabase(t), HELPDESK_DATA_DIR: dataDir });
+  // The vendors stand on loopback: the outbound-target guard lets plugins reach them only with this allowance.
+  const env = cliEnv({ DATABASE_URL: await createTestDatabase(t), HELPDESK_DATA_DIR: dataDir, HELPDESK_WEBHOOKS_ALLOW_PRIVATE: '1' });
   const created = await runCli(['tenant', 'create', '--slug', 'acme', '--name', 'Acme', '--admin-email', 'it@acme.test', '--admin-password', 'a very long password', '--json'], env, 60_000);
   t.equal(created.code, 0, created.stderr);
   const apiKey = created.json().api_key as string;
