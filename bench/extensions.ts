@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   const admin = createDb(adminUrl, { max: 1 });
   await admin.raw(`create database ${name}`);
   const dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-bench-'));
-  const config = { ...loadConfig({ HELPDESK_DATA_DIR: dataDir, HELPDESK_RATE_LIMIT_PER_MIN: '100000000' }), logLevel: 'silent' };
+  const config = { ...loadConfig({ HELPDESK_DATA_DIR: dataDir, HELPDESK_RATE_LIMIT_PER_MIN: '100000000', HELPDESK_WEBHOOKS_ALLOW_PRIVATE: '1' }), logLevel: 'silent' };
   const deps = createDeps(config, withDatabase(adminUrl, name), { log: createLogger('silent'), poolMax: 20 });
   const crm = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });

@@ -93,7 +93,7 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
    * `maxFiles`. Only such routes accept multipart (others answer 415); the handler reads the parts
    * with `uploadParts(request)` (multipart.ts). The OpenAPI document shows the form.
    */
-  multipart?: { field: string; maxFiles: number; description: string };
+  multipart?: { field: string; maxFiles: number; description: string; parts?: MultipartPartDoc[] };
   /**
    * The answer is a file, not JSON: the handler returns a `BinaryReply` (binary.ts) and the document
    * shows `200` (and `206` with `ranges`) as binary content.
@@ -228,6 +228,13 @@ function sendStream(def: RouteDef, feed: EventFeed, request: FastifyRequest, rep
   return reply.send(stream);
 }
 
+/**
+ * The named parts of a multipart form that a route with a JSON body also takes (`multipart.parts`):
+ * the JSON body is then checked against `schema.body` only when the request is JSON, and the
+ * handler reads the parts itself. The OpenAPI document shows both forms.
+ */
+export interface MultipartPartDoc { name: string; binary: boolean; description: string }
+
 /** Registers one declared route on the app. */
 export function registerRoute<S extends RouteSchema>(app: FastifyInstance, def: RouteDef<S>): void {
   if (!def.access || !['public', 'tenant', 'csrf', 'token'].includes(def.access.kind)) {
@@ -256,6 +263,8 @@ export function registerRoute<S extends RouteSchema>(app: FastifyInstance, def: 
     method: def.method,
     url,
     ...(def.rawBody ? { bodyLimit: def.rawBody.maxBytes } : {}),
+    // A route taking JSON or multipart: the body schema holds for JSON only (see the handler).
+    ...(def.multipart && def.schema.body ? { attachValidation: true } : {}),
     schema: {
       summary: def.summary,
       tags: def.tags,
@@ -284,6 +293,7 @@ export function registerRoute<S extends RouteSchema>(app: FastifyInstance, def: 
       }
     },
     handler: async (request, reply) => {
+      if (request.validationError && !request.isMultipart()) throw request.validationError;
       const input = {
         params: request.params,
         query: request.query,

@@ -129,8 +129,21 @@ function describeStream(def: RouteDef, operation: Json): void {
 }
 
 /** The form of an upload route (RouteDef.multipart): file parts under one name. */
-function multipartBody(form: NonNullable<RouteDef['multipart']>): Json {
+function multipartBody(form: NonNullable<RouteDef['multipart']>, json?: Json): Json {
   const file = { type: 'string', format: 'binary' };
+  if (form.parts) {
+    // Named parts, alongside the route's JSON body.
+    const properties: Json = {};
+    for (const part of form.parts) properties[part.name] = part.binary ? { ...file, description: part.description } : { type: 'string', description: part.description };
+    return {
+      required: true,
+      description: form.description,
+      content: {
+        ...(json?.content ?? {}),
+        'multipart/form-data': { schema: { type: 'object', required: form.parts.map((p) => p.name), properties } },
+      },
+    };
+  }
   return {
     required: true,
     description: form.description,
@@ -207,7 +220,7 @@ export function completeDocument(doc: Json, defs: readonly RouteDef[]): Json {
       response.headers = { ...commonHeaders(), ...response.headers };
       hoist(doc, response, def.schema.response?.[Number(status)]);
     }
-    if (def.multipart) operation.requestBody = multipartBody(def.multipart);
+    if (def.multipart) operation.requestBody = multipartBody(def.multipart, operation.requestBody);
     if (def.binary) Object.assign(operation.responses, binaryResponses(def.binary));
     if (def.csv) describeCsv(def, operation);
     for (const [status, codes] of errorStatusesOf(def)) {

@@ -1,16 +1,20 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ANY_MEDIA_TYPE, route, STAFF } from '../route.js';
+import { formParts } from '../multipart.js';
 import { ListOf, PageQuery } from '../../src/core/pagination.js';
 import { IdParams } from '../../src/core/schema-types.js';
 import {
-  configureExtension, getExtension, installExtension, listExtensions, rotateHookToken, setExtensionEnabled, uninstallExtension,
+  configureExtension, getExtension, installExtension, installExtensionForm, listExtensions, rotateHookToken, setExtensionEnabled, uninstallExtension,
 } from '../../src/extensions/service.js';
 import { receiveHook } from '../../src/extensions/hook.js';
+import { addThreadNote, bindChatRoute, listChatRoutes, listThreadNotes, openChatThread } from '../../src/extensions/chatops.js';
+import { createFileRequest } from '../../src/extensions/file-requests.js';
 import { createExternal, extensionContext, linkTicket, runAction, runReadOp, unlinkTicket } from '../../src/extensions/staff.js';
 import {
   ActionIn, ActionOut, ContextBlock, ExtensionConfigPatch, ExtensionInstall, ExtensionOut, ExtensionPatch, HookUrlOut, LinkIn, LinkOut,
-  OpOut, OpParams, OpQuery, ProviderParams,
+  ChatProviderParams, ChatRouteIn, ChatRouteList, ChatRouteOut, ChatThreadIn, ChatThreadOut, FileRequestIn, FileRequestOut,
+  ThreadNoteIn, ThreadNoteList, ThreadNoteOut, MAX_MODULE_BYTES, OpOut, OpParams, OpQuery, ProviderParams,
 } from '../../src/extensions/schemas.js';
 
 /** Extensions: WebAssembly plugins (SPEC "Extensions", CONTRACT §13). */
@@ -36,11 +40,20 @@ export const extensionsRoutes = [
     handler: (ctx, { query }) => listExtensions(ctx, query),
   }),
   route({
-    method: 'POST', url: '/extensions', access: write, summary: 'Install a plugin: its manifest and its .wasm module (base64)', tags,
-    description: 'The manifest and the module are checked together; every problem is named (`manifest.<field>`, `module_base64`) and nothing is stored on refusal. The module is stored by content hash with its memory capped at 64 MiB.',
-    errors: ['already_exists', 'conflict'],
+    method: 'POST', url: '/extensions', access: write, summary: 'Install a plugin: its manifest and its .wasm module (multipart, or JSON with the module in base64)', tags,
+    description: 'Either `multipart/form-data` with the parts `manifest` (the manifest as JSON) and `module` (the .wasm file), or JSON `{ manifest, module_base64 }`. The manifest and the module are checked together; every problem is named (`manifest.<field>`, `module` or `module_base64`) and nothing is stored on refusal. The module is stored by content hash with its memory capped at 64 MiB.',
+    errors: ['already_exists', 'conflict', 'payload_too_large'],
+    multipart: {
+      field: 'module', maxFiles: 2, description: 'The manifest and the module as two parts',
+      parts: [
+        { name: 'manifest', binary: false, description: 'The plugin manifest, JSON (a field or a file)' },
+        { name: 'module', binary: true, description: `The .wasm module, at most ${MAX_MODULE_BYTES} bytes` },
+      ],
+    },
     schema: { body: ExtensionInstall, response: { 201: ExtensionOut } }, status: 201,
-    handler: (ctx, { body }) => installExtension(ctx, body),
+    handler: async (ctx, { body, request }) => (request.isMultipart()
+      ? installExtensionForm(ctx, await formParts(request, ['manifest', 'module'], MAX_MODULE_BYTES + 1))
+      : installExtension(ctx, body)),
   }),
   route({
     method: 'GET', url: '/extensions/:id', access: read, summary: 'An installed extension', tags,
@@ -104,6 +117,49 @@ export const extensionsRoutes = [
     errors: ['conflict', 'extension_failed'],
     schema: { params: OpParams, querystring: OpQuery, response: { 200: OpOut } },
     handler: (ctx, { params, query }) => runReadOp(ctx, params.provider, params.op, query as Record<string, string>),
+  }),
+  route({
+    method: 'POST', url: '/tickets/:id/storage-file-requests/:provider', access: ctxWrite, summary: "A tokenized file request from the storage extension's vendor (audited)", tags,
+    description: "Runs the extension's `create_file_request` op with the request and the ticket; it answers the vendor's tokenized upload address. Recorded as `ticket.extension_action` and in the audit log.",
+    errors: ['conflict', 'extension_failed'],
+    schema: { params: ProviderParams, body: FileRequestIn, response: { 201: FileRequestOut } }, status: 201,
+    example: { body: { title: 'Screenshots of the error', max_file_size_bytes: 10485760, allowed_extensions: ['png', 'pdf'] } },
+    handler: (ctx, { params, body }) => createFileRequest(ctx, params.id, params.provider, body),
+  }),
+  route({
+    method: 'GET', url: '/integrations/chat/:provider/routes', access: { kind: 'token', scope: 'chatops_integrations:read', roles: STAFF },
+    summary: 'Teams bound to chat channels of a chat extension', tags,
+    schema: { params: ChatProviderParams, response: { 200: ChatRouteList } },
+    handler: (ctx, { params }) => listChatRoutes(ctx, params.provider),
+  }),
+  route({
+    method: 'PUT', url: '/integrations/chat/:provider/routes', access: { kind: 'token', scope: 'chatops_integrations:write', roles: STAFF },
+    summary: "Bind a team to a chat channel (replaces the team's earlier channel)", tags,
+    errors: ['conflict'],
+    schema: { params: ChatProviderParams, body: ChatRouteIn, response: { 200: ChatRouteOut } },
+    example: { body: { team_id: '0190a6f2-7c2e-7b3d-8c4e-5f6a7b8c9d0e', channel_id: 'C024BE91L', channel_name: '#support' } },
+    handler: (ctx, { params, body }) => bindChatRoute(ctx, params.provider, body),
+  }),
+  route({
+    method: 'POST', url: '/tickets/:id/chat-thread', access: { kind: 'token', scope: 'chatops:write', roles: STAFF },
+    summary: "Open the ticket's chat thread in its team's channel", tags,
+    description: "The chat extension's `open_thread` op opens the thread in the channel bound to the ticket's team; one thread per ticket. Recorded as `ticket.extension_action` and in the audit log.",
+    errors: ['conflict', 'extension_failed'],
+    schema: { params: IdParams, body: ChatThreadIn, response: { 201: ChatThreadOut } }, status: 201,
+    handler: (ctx, { params, body }) => openChatThread(ctx, params.id, body ?? {}),
+  }),
+  route({
+    method: 'GET', url: '/tickets/:id/thread-notes', access: { kind: 'token', scope: 'chatops:read', roles: STAFF },
+    summary: "Notes written into the ticket's chat thread", tags,
+    schema: { params: IdParams, response: { 200: ThreadNoteList } },
+    handler: (ctx, { params }) => listThreadNotes(ctx, params.id),
+  }),
+  route({
+    method: 'POST', url: '/tickets/:id/thread-notes', access: { kind: 'token', scope: 'chatops:write', roles: STAFF },
+    summary: "Write a note into the ticket's chat thread (the extension posts it)", tags,
+    errors: ['conflict', 'extension_failed'],
+    schema: { params: IdParams, body: ThreadNoteIn, response: { 201: ThreadNoteOut } }, status: 201,
+    handler: (ctx, { params, body }) => addThreadNote(ctx, params.id, body.body),
   }),
 ];
 

@@ -1,5 +1,8 @@
 // Loaded on first use: importing Extism prints a WASI warning, which no CLI command but these should show.
 import type { Plugin } from '@extism/extism';
+import ipaddr from 'ipaddr.js';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { guardedLookup, isForbiddenAddress } from '../webhooks/url-guard.js';
 
 /**
  * The plugin host: runs extension entrypoints in Extism worker threads, each call stopped after a
@@ -22,6 +25,8 @@ export interface PluginSpec {
   allowedHosts: string[];
   config: Record<string, string>;
   timeoutMs: number;
+  /** Lifts the outbound-target guard (HELPDESK_WEBHOOKS_ALLOW_PRIVATE: tests, private networks). */
+  allowPrivate: boolean;
 }
 
 export class PluginCallError extends Error {
@@ -35,15 +40,54 @@ export function hostAllowed(hostname: string, allowed: readonly string[]): boole
   return allowed.some((pattern) => pattern === host || (pattern.startsWith('*.') && host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1));
 }
 
-/** The fetch a plugin's HTTP requests go through: no redirects followed, every URL re-checked. */
-export function guardedFetch(allowed: readonly string[]): typeof fetch {
-  return async (input, init) => {
+const BLOCKED_NAMES = [/^localhost$/i, /\.localhost$/i, /^metadata$/i, /^metadata\.google\.internal$/i, /^instance-data(\.ec2\.internal)?$/i];
+
+/**
+ * The connections of plugin HTTP: every one resolves its host through the webhooks' SSRF guard,
+ * which refuses loopback, private, link-local (cloud metadata) and other non-public addresses
+ * unless private targets are allowed. Checked at connection time, so DNS rebinding is caught too.
+ */
+const agents = new Map<boolean, Agent>();
+function agentFor(allowPrivate: boolean): Agent {
+  let agent = agents.get(allowPrivate);
+  if (!agent) {
+    agent = new Agent({ connections: 16, keepAliveTimeout: 4_000, connect: { timeout: 5_000, lookup: guardedLookup(allowPrivate) as never } });
+    agents.set(allowPrivate, agent);
+  }
+  return agent;
+}
+
+/** Why the project's outbound-target rules refuse this URL before connecting (an IP literal or a reserved name), or null. */
+export function refusedTarget(url: URL, allowPrivate: boolean): string | null {
+  if (allowPrivate) return null;
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  if (ipaddr.isValid(host)) return isForbiddenAddress(host) ? `${host} is a non-public address` : null;
+  return BLOCKED_NAMES.some((re) => re.test(host)) ? `${host} is a reserved name` : null;
+}
+
+/**
+ * The fetch a plugin's HTTP requests go through: only the manifest's hosts, no redirects followed,
+ * and the outbound-target rules (no loopback, private, link-local or metadata address, checked on
+ * the resolved address) even for a host the manifest allows.
+ */
+export function guardedFetch(allowed: readonly string[], allowPrivate = false): typeof fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
     if (!['http:', 'https:'].includes(url.protocol) || !hostAllowed(url.hostname, allowed)) {
       throw new Error(`HTTP request to ${url.hostname} is not allowed`);
     }
-    return fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(10_000) });
-  };
+    const refused = refusedTarget(url, allowPrivate);
+    if (refused) throw new Error(`HTTP request to ${url.hostname} is refused: ${refused}`);
+    try {
+      return await undiciFetch(url, {
+        ...(init as object), redirect: 'manual', signal: AbortSignal.timeout(10_000), dispatcher: agentFor(allowPrivate),
+      }) as unknown as Response;
+    } catch (error) {
+      // undici says only "fetch failed"; the cause (e.g. the guard's refusal) is what the logs need.
+      const cause = (error as { cause?: { message?: string } }).cause?.message;
+      throw new Error(`HTTP request to ${url.hostname} failed: ${cause ?? (error as Error).message}`);
+    }
+  }) as typeof fetch;
 }
 
 interface Slot {
@@ -66,7 +110,7 @@ class Pool {
       runInWorker: true,
       timeoutMs: this.spec.timeoutMs,
       allowedHosts: this.spec.allowedHosts,
-      fetch: guardedFetch(this.spec.allowedHosts),
+      fetch: guardedFetch(this.spec.allowedHosts, this.spec.allowPrivate),
       config: this.spec.config,
       memory: { maxPages: 1024, maxHttpResponseBytes: MAX_OUTPUT_BYTES, maxVarBytes: 64 * 1024 },
       logLevel: 'silent',
@@ -170,7 +214,9 @@ export async function dropPools(extensionId: string): Promise<void> {
 export async function closeAllPools(): Promise<void> {
   const all = [...pools.values()];
   pools.clear();
-  await Promise.all(all.map((p) => p.close()));
+  const open = [...agents.values()];
+  agents.clear();
+  await Promise.all([...all.map((p) => p.close()), ...open.map((a) => a.close().catch(() => undefined))]);
 }
 
 export function warmInstances(extensionId: string): number {

@@ -42,12 +42,13 @@ function pluginConfig(deps: Deps, row: Extension): Record<string, string> {
 
 async function specFor(deps: Deps, row: Extension): Promise<PluginSpec> {
   return {
-    key: `${row.id}:${row.module_sha256}:${new Date(row.updated_at).getTime()}`,
+    key: `${row.id}:${row.module_sha256}:${new Date(row.updated_at).getTime()}:${deps.config.webhooksAllowPrivate ? 'p' : 's'}`,
     name: row.name,
     wasm: await moduleBytes(deps, row),
     allowedHosts: row.manifest.scopes.http_hosts,
     config: pluginConfig(deps, row),
     timeoutMs: deps.config.extensionTimeoutMs,
+    allowPrivate: deps.config.webhooksAllowPrivate,
   };
 }
 

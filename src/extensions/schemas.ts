@@ -99,3 +99,47 @@ export const OpQuery = Type.Object({
   q: Type.Optional(Type.String({ maxLength: 1000, description: 'The search text of a search op' })),
 }, { additionalProperties: Type.String({ maxLength: 1000 }), maxProperties: 16 });
 export const OpOut = Type.Unknown({ description: 'The document the read op answered' });
+
+export const FileRequestIn = Type.Object({
+  title: Type.String({ minLength: 1, maxLength: 200 }),
+  description: Type.Optional(Type.String({ maxLength: 4000 })),
+  max_file_size_bytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 ** 4, description: 'Largest file the customer may upload' })),
+  allowed_extensions: Type.Optional(Type.Array(Type.String({ pattern: '^\\.?[A-Za-z0-9]{1,16}$', maxLength: 17 }), { maxItems: 50, description: 'File name extensions, e.g. ["pdf", "png"]' })),
+}, { $id: 'StorageFileRequestIn', additionalProperties: false });
+
+export const FileRequestOut = Type.Object({
+  provider: Type.String(),
+  ticket_id: Type.String(),
+  title: Type.String(),
+  description: Type.String(),
+  max_file_size_bytes: Nullable(Type.Integer()),
+  allowed_extensions: Type.Array(Type.String()),
+  url: Type.String({ description: "The vendor's tokenized upload address for the customer" }),
+  token: Nullable(Type.String()),
+  expires_at: Nullable(Type.String()),
+}, { $id: 'StorageFileRequest' });
+
+export const ChatProviderParams = Type.Object({ provider: Type.String({ maxLength: 63 }) });
+export const ChatRouteIn = Type.Object({
+  team_id: Type.String({ format: 'uuid' }),
+  channel_id: Type.String({ minLength: 1, maxLength: 200 }),
+  channel_name: Type.Optional(Type.String({ maxLength: 200 })),
+}, { $id: 'ChatRouteIn', additionalProperties: false });
+export const ChatRouteOut = Type.Object({
+  provider: Type.String(), team_id: Type.String(), channel_id: Type.String(), channel_name: Type.String(), created_at: Type.String(), updated_at: Type.String(),
+}, { $id: 'ChatRoute' });
+export const ChatRouteList = Type.Object({ data: Type.Array(ChatRouteOut) }, { $id: 'ChatRouteList' });
+
+export const ChatThreadIn = Type.Object({
+  provider: Type.Optional(Type.String({ maxLength: 63, description: 'The chat extension; may be left out when only one is enabled' })),
+}, { $id: 'ChatThreadIn', additionalProperties: false });
+export const ChatThreadOut = Type.Object({
+  provider: Type.String(), ticket_id: Type.String(), channel_id: Type.String(), thread_id: Type.String(), url: Nullable(Type.String()), created_at: Type.String(),
+}, { $id: 'ChatThread' });
+
+export const ThreadNoteIn = Type.Object({ body: Type.String({ minLength: 1, maxLength: 10000 }) }, { $id: 'ThreadNoteIn', additionalProperties: false });
+export const ThreadNoteOut = Type.Object({
+  id: Type.String(), ticket_id: Type.String(), body: Type.String(), author_id: Nullable(Type.String()), author_name: Type.String(),
+  external_id: Nullable(Type.String()), created_at: Type.String(),
+}, { $id: 'ThreadNote' });
+export const ThreadNoteList = Type.Object({ data: Type.Array(ThreadNoteOut) }, { $id: 'ThreadNoteList' });

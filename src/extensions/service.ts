@@ -130,6 +130,31 @@ export async function installExtension(ctx: Ctx, input: ExtensionInstall | { man
   return extensionOut(ctx, row);
 }
 
+/**
+ * The multipart form of an install (CONTRACT §13): parts `manifest` (JSON text, as a field or a
+ * file) and `module` (the .wasm), the same checks and problems as the JSON form.
+ */
+export async function installExtensionForm(ctx: Ctx, parts: Map<string, Buffer>): Promise<ExtensionOut> {
+  const problems: FieldProblem[] = [];
+  const manifestText = parts.get('manifest');
+  const module = parts.get('module');
+  let manifest: unknown;
+  if (!manifestText) problems.push({ field: 'manifest', message: 'is required (a part holding the manifest as JSON)' });
+  else {
+    try {
+      manifest = JSON.parse(manifestText.toString('utf8'));
+    } catch {
+      problems.push({ field: 'manifest', message: 'is not valid JSON' });
+    }
+    if (manifest !== undefined && (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest))) {
+      problems.push({ field: 'manifest', message: 'must be a JSON object' });
+    }
+  }
+  if (!module || module.length === 0) problems.push({ field: 'module', message: 'is required (a part holding the .wasm module)' });
+  if (problems.length) throw errors.validation(problems);
+  return installExtension(ctx, { manifest, module: new Uint8Array(module!) });
+}
+
 export async function configureExtension(ctx: Ctx, id: string, input: ExtensionConfigPatch): Promise<ExtensionOut> {
   const row = await loadExtension(ctx, id);
   const fields = new Map(row.manifest.config_fields.map((f) => [f.key, f]));

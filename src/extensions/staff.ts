@@ -69,7 +69,8 @@ export async function runAction(ctx: Ctx, ticketId: string, provider: string, in
   const ticket = await staffTicket(ctx, ticketId);
   const ext = await loadProvider(ctx, provider);
   const m = ext.manifest;
-  const reserved = ['fetch_context', 'webhook_receive', m.link_op, m.unlink_op, m.create_op].filter(Boolean);
+  // Ops the service calls itself (lifecycle, file requests, chat threads) are not panel actions.
+  const reserved = ['fetch_context', 'webhook_receive', 'create_file_request', 'open_thread', 'post_thread_note', m.link_op, m.unlink_op, m.create_op].filter(Boolean);
   if (!m.entrypoints.includes(input.op) || reserved.includes(input.op) || m.read_ops.includes(input.op)) {
     throw errors.invalid('op', `is not an action of the extension ${provider}`);
   }

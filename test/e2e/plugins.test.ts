@@ -32,7 +32,8 @@ async function vendor(t: { teardown(fn: () => unknown): void }, routes: Record<s
 t.test('every template: new, build, install, answer', async (t) => {
   const dataDir = tempDataDir(t);
   const work = tempDataDir(t);
-  const env = cliEnv({ DATABASE_URL: await createTestDatabase(t), HELPDESK_DATA_DIR: dataDir });
+  // The vendors stand on loopback: the outbound-target guard lets plugins reach them only with this allowance.
+  const env = cliEnv({ DATABASE_URL: await createTestDatabase(t), HELPDESK_DATA_DIR: dataDir, HELPDESK_WEBHOOKS_ALLOW_PRIVATE: '1' });
   const created = await runCli(['tenant', 'create', '--slug', 'acme', '--name', 'Acme', '--admin-email', 'it@acme.test', '--admin-password', 'a very long password', '--json'], env, 60_000);
   t.equal(created.code, 0, created.stderr);
   const apiKey = created.json().api_key as string;
@@ -57,6 +58,8 @@ t.test('every template: new, build, install, answer', async (t) => {
   const chat = await vendor(t, {
     'GET /channels/c-ops/messages': () => ({ json: [{ author: 'bo', text: 'on it' }] }),
     'POST /channels/c-ops/messages': () => ({ status: 201, json: { id: 'm1' } }),
+    'POST /channels/c-ops/threads': ({ body }) => ({ status: 201, json: { id: 't-9', url: 'https://chat.example/t-9', title: JSON.parse(body).title } }),
+    'POST /channels/c-ops/threads/t-9/messages': () => ({ status: 201, json: { id: 'm2' } }),
   });
   const relayTarget = await vendor(t, { 'POST /events': () => ({ json: { ok: true } }) });
 
@@ -100,6 +103,19 @@ t.test('every template: new, build, install, answer', async (t) => {
   const posted = await api('POST', `/tickets/${ticket.id}/extension-actions/acme-chatops`, { op: 'post_update', params: { text: 'Printer replaced' } });
   t.equal(posted.status, 200, posted.body);
   t.equal(JSON.parse(chat.calls.at(-1)!.body).text, 'Printer replaced');
+  // Chat-ops: bind a team to a channel, open the ticket's thread there, write a note into it.
+  const team = (await api('POST', '/teams', { name: 'Ops' })).json();
+  const bound = await api('PUT', '/integrations/chat/acme-chatops/routes', { team_id: team.id, channel_id: 'c-ops', channel_name: '#ops' });
+  t.equal(bound.status, 200, bound.body);
+  const teamTicket = (await api('POST', '/tickets', { subject: 'Outage', body: 'Down', team_id: team.id, requester: { email: 'ana@example.com' } })).json();
+  const thread = await api('POST', `/tickets/${teamTicket.id}/chat-thread`, {});
+  t.equal(thread.status, 201, thread.body);
+  t.match(thread.json(), { provider: 'acme-chatops', channel_id: 'c-ops', thread_id: 't-9', url: 'https://chat.example/t-9' });
+  t.match(JSON.parse(chat.calls.at(-1)!.body).title, /Outage$/);
+  const note = await api('POST', `/tickets/${teamTicket.id}/thread-notes`, { body: 'On site now' });
+  t.equal(note.status, 201, note.body);
+  t.match(JSON.parse(chat.calls.at(-1)!.body).text, /On site now$/);
+  t.same((await api('GET', `/tickets/${teamTicket.id}/thread-notes`)).json().data.map((n: { body: string; external_id: string }) => [n.body, n.external_id]), [['On site now', 'm2']]);
 
   const hook = installed.webhook_relay!.hook_url!;
   t.match(hook, /\/integrations\/extensions\/hook\//);

@@ -41,6 +41,29 @@ export function not_json(): i32 { out("this is not json"); return 0; }
 
 export const CONTEXT_ENTRYPOINTS = ['fetch_context', 'toggle_item', 'list_projects', 'create_issue', 'spin', 'hog', 'trap', 'forbidden', 'redirect', 'not_json'];
 
+/** Storage file requests and chat-ops: answers that echo their input; "fail" in a title or note body traps. */
+export const SERVICE_PLUGIN = `${PDK_PRELUDE}${HTTP_HELPERS}
+export function fetch_context(): i32 { out('{"title":"Service"}'); return 0; }
+export function create_file_request(): i32 {
+  const input = Host.inputString();
+  if (input.includes('"title":"fail')) unreachable();
+  out('{"url":"https://files.example/r/tok-123","token":"tok-123","expires_at":"2026-12-01T00:00:00Z","input":' + input + '}');
+  return 0;
+}
+export function open_thread(): i32 {
+  const input = Host.inputString();
+  out('{"thread_id":"th-1","url":"https://chat.example/th-1","input":' + input + '}');
+  return 0;
+}
+export function post_thread_note(): i32 {
+  const input = Host.inputString();
+  if (input.includes('"body":"fail')) unreachable();
+  out('{"id":"msg-1","input":' + input + '}');
+  return 0;
+}
+`;
+export const SERVICE_ENTRYPOINTS = ['fetch_context', 'create_file_request', 'open_thread', 'post_thread_note'];
+
 /** A webhook relay: handshake, shared-secret check, a retry request, a failure, an echo of what it got. */
 export const RELAY_PLUGIN = `${PDK_PRELUDE}
 function cfg(key: string): string { const v = Config.get(key); return v === null ? "" : v as string; }

@@ -3,6 +3,8 @@
 //   GET  {base_url}/channels                         → [{"id","name"}]
 //   GET  {base_url}/channels/<id>/messages?limit=5   → [{"author","text"}]
 //   POST {base_url}/channels/<id>/messages {"text"}  → {"id"}
+//   POST {base_url}/channels/<id>/threads {"title"}   → {"id","url"}
+//   POST {base_url}/channels/<id>/threads/<thread>/messages {"text"} → {"id"}
 import { JSON } from "assemblyscript-json/assembly";
 import { config, fail, http, input, output, q, str } from "./helpers";
 export { pluginAbort } from "./helpers";
@@ -63,4 +65,30 @@ export function list_channels(): i32 {
     }
   }
   return output('{"options":[' + out + "]}");
+}
+
+/** Chat-ops: opens the ticket's thread in the channel bound to its team (POST /tickets/{id}/chat-thread). */
+export function open_thread(): i32 {
+  const doc = input();
+  const ticket = doc.getObj("ticket");
+  const channel = str(doc, "channel_id");
+  const title = "#" + str(ticket, "ticket_number") + " " + str(ticket, "subject");
+  const res = http("POST", config("base_url") + "/channels/" + encodeURIComponent(channel) + "/threads", '{"title":' + q(title) + "}", auth());
+  if (res.status != 200 && res.status != 201) return fail("the chat service answered " + res.status.toString());
+  const parsed = JSON.parse(res.body);
+  if (!parsed.isObj) return fail("the chat service answered no thread");
+  const thread = <JSON.Obj>parsed;
+  return output('{"thread_id":' + q(str(thread, "id")) + ',"url":' + q(str(thread, "url")) + "}");
+}
+
+/** Chat-ops: a note from the desk into the ticket's thread (POST /tickets/{id}/thread-notes). */
+export function post_thread_note(): i32 {
+  const doc = input();
+  const author = str(doc.getObj("author"), "name");
+  const url = config("base_url") + "/channels/" + encodeURIComponent(str(doc, "channel_id")) + "/threads/" + encodeURIComponent(str(doc, "thread_id")) + "/messages";
+  const text = author.length > 0 ? author + ": " + str(doc, "body") : str(doc, "body");
+  const res = http("POST", url, '{"text":' + q(text) + "}", auth());
+  if (res.status != 200 && res.status != 201) return fail("the chat service answered " + res.status.toString());
+  const parsed = JSON.parse(res.body);
+  return output('{"id":' + q(parsed.isObj ? str(<JSON.Obj>parsed, "id") : "") + "}");
 }

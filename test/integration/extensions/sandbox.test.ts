@@ -30,14 +30,16 @@ async function vendor(t: { teardown(fn: () => unknown): void }): Promise<Vendor>
   return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits };
 }
 
-async function installTracker(env: TestEnv, token: string, v: Vendor, name = 'tracker') {
+interface TrackerOptions { hosts?: string[]; base?: string; forbiddenUrl?: string }
+
+async function installTracker(env: TestEnv, token: string, v: Vendor, name = 'tracker', options: TrackerOptions = {}) {
   const manifest = manifestFor({
     name, entrypoints: CONTEXT_ENTRYPOINTS,
     config_fields: [
       { key: 'base_url', label: 'Base URL', type: 'text' }, { key: 'api_key', label: 'API key', type: 'password' },
       { key: 'hidden', label: 'Hidden', type: 'password' }, { key: 'forbidden_url', label: 'x', type: 'text' },
     ],
-    scopes: { http_hosts: ['127.0.0.1'], config_keys: ['base_url', 'api_key', 'forbidden_url'], webhook: false, core: [] },
+    scopes: { http_hosts: options.hosts ?? ['127.0.0.1'], config_keys: ['base_url', 'api_key', 'forbidden_url'], webhook: false, core: [] },
     read_ops: ['list_projects'], search_op: 'list_projects', create_op: 'create_issue',
   });
   const res = await call(env, 'POST', '/extensions', { token, body: { manifest, module_base64: Buffer.from(await buildPlugin(CONTEXT_PLUGIN)).toString('base64') } });
@@ -45,14 +47,15 @@ async function installTracker(env: TestEnv, token: string, v: Vendor, name = 'tr
   const ext = res.json();
   const port = new URL(v.base).port;
   const cfg = await call(env, 'PATCH', `/extensions/${ext.id}/config`, {
-    token, body: { config: { base_url: v.base, api_key: 'sk-123', hidden: 'never-shown', forbidden_url: `http://localhost:${port}/secret` } },
+    token, body: { config: { base_url: options.base ?? v.base, api_key: 'sk-123', hidden: 'never-shown', forbidden_url: options.forbiddenUrl ?? `http://localhost:${port}/secret` } },
   });
   if (cfg.statusCode !== 200) throw new Error(cfg.body);
   return ext;
 }
 
 t.test('the context panel, actions, link, create and read ops through a real plugin and a fake vendor', async (t) => {
-  const env = await testApp(t);
+  // The vendor stands on loopback: reachable only with the allowance the webhook tests use too.
+  const env = await testApp(t, { webhooksAllowPrivate: true });
   const v = await vendor(t);
   const tenant = await tenantFixture(env);
   const other = await tenantFixture(env);
@@ -112,7 +115,7 @@ t.test('the context panel, actions, link, create and read ops through a real plu
 });
 
 t.test('hostile plugins: endless loop, huge allocation, forbidden host, redirect, trap', async (t) => {
-  const env = await testApp(t, { extensionTimeoutMs: 2000 });
+  const env = await testApp(t, { extensionTimeoutMs: 2000, webhooksAllowPrivate: true });
   const v = await vendor(t);
   const evil = await tenantFixture(env);
   const good = await tenantFixture(env);
@@ -156,6 +159,49 @@ t.test('hostile plugins: endless loop, huge allocation, forbidden host, redirect
   t.ok(warmInstances(evilExt.id) >= 1 && warmInstances(evilExt.id) <= 2, 'a small warm pool');
   // Nothing of the failed actions was recorded.
   t.equal((await env.deps.db('events').where({ tenant_id: evil.id, type: 'ticket.extension_action' })).length, 1, 'only the redirect action');
+});
+
+t.test('outbound-target rules: a manifest allowing loopback or the metadata address is still refused without the allowance', async (t) => {
+  const env = await testApp(t, { webhooksAllowPrivate: false });
+  const v = await vendor(t);
+  const tenant = await tenantFixture(env);
+  const token = tenant.admin.token;
+  const port = new URL(v.base).port;
+  // A name (not a literal) that resolves to a non-public address: the machine's own name, if it does.
+  const { lookup } = await import('node:dns/promises');
+  const { hostname } = await import('node:os');
+  const { isForbiddenAddress } = await import('../../../src/webhooks/url-guard.js');
+  const own = hostname().toLowerCase();
+  const ownIsPrivate = await lookup(own).then((a) => isForbiddenAddress(a.address), () => false);
+  await installTracker(env, token, v, 'tracker', {
+    hosts: ['127.0.0.1', '169.254.169.254', 'localhost', own], forbiddenUrl: 'http://169.254.169.254/latest/meta-data/iam',
+  });
+  const ticket = await openTicket(env, token, { requester: { email: 'c@example.com' } });
+  const refused = (res: { statusCode: number; body: string }, label: string) => {
+    t.equal(res.statusCode, 502, `${label}: ${res.body.slice(0, 300)}`);
+    t.equal(JSON.parse(res.body).code, 'extension_failed', label);
+    t.match(JSON.parse(res.body).message, /refused/, label);
+  };
+  refused(await call(env, 'GET', `/tickets/${ticket.id}/extension-context/tracker`, { token }), 'a loopback literal the manifest allows');
+  refused(await call(env, 'POST', `/tickets/${ticket.id}/extension-actions/tracker`, { token, body: { op: 'forbidden' } }), 'the metadata address the manifest allows');
+
+  const byName = async (name: string, base: string) => {
+    await call(env, 'DELETE', `/extensions/${(await env.deps.db('extensions').where({ tenant_id: tenant.id, name: 'tracker' }).first()).id}`, { token });
+    await installTracker(env, token, v, 'tracker', { hosts: ['localhost', own], base });
+    refused(await call(env, 'GET', `/tickets/${ticket.id}/extension-context/tracker`, { token }), name);
+  };
+  await byName('localhost (a reserved name)', `http://localhost:${port}`);
+  if (ownIsPrivate) await byName(`${own}, a name resolving to a non-public address (checked on the resolved address)`, `http://${own}:${port}`);
+  else t.comment(`${own} does not resolve to a non-public address here; the resolved-address case is not run`);
+  t.same(v.hits, {}, 'the loopback vendor saw no request');
+
+  // The same plugin with the allowance reaches the vendor.
+  const open = await testApp(t, { webhooksAllowPrivate: true });
+  const other = await tenantFixture(open);
+  await installTracker(open, other.admin.token, v, 'tracker', { hosts: ['127.0.0.1', own] });
+  const otherTicket = await openTicket(open, other.admin.token, { requester: { email: 'c@example.com' } });
+  t.equal((await call(open, 'GET', `/tickets/${otherTicket.id}/extension-context/tracker`, { token: other.admin.token })).statusCode, 200);
+  t.ok(Object.keys(v.hits).length > 0, 'with the allowance the vendor is reached');
 });
 
 t.test('a module without a memory maximum is capped; one asking for more than the cap up front is refused', async (t) => {

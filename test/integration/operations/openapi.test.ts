@@ -48,7 +48,8 @@ t.test('the OpenAPI document describes every route completely', async (t) => {
     }
     if (def.multipart) {
       const form = operation.requestBody?.content?.['multipart/form-data']?.schema;
-      t.same(form?.required, [def.multipart.field], `${label} documents its upload form`);
+      t.same(form?.required, def.multipart.parts ? def.multipart.parts.map((p) => p.name) : [def.multipart.field], `${label} documents its upload form`);
+      if (def.multipart.parts) t.ok(operation.requestBody?.content?.['application/json']?.schema, `${label} documents its JSON form too`);
     }
     if (def.access.kind === 'token') {
       t.same(operation.security, [{ bearer: [] }], `${label} requires a bearer token`);

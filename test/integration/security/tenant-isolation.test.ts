@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { exampleBody } from '../../helpers/routes.js';
 import { apiKeyFixture, call, testApp, tenantFixture, userFixture } from '../../helpers/app.js';
@@ -128,6 +129,11 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   });
   const aExtLink = await call(env, 'POST', `/tickets/${aTicket.id}/extension-link/secret-ext-of-a`, { token: a.admin.token, body: { external_id: 'SECRET-EXT-ID-A' } });
   if (aExtLink.statusCode !== 200) throw new Error(`fixture extension link: ${aExtLink.statusCode} ${aExtLink.body}`);
+  // Chat-ops rows of A (a team's channel, the ticket's chat thread, a thread note), stored as the services store them.
+  const aNow = new Date();
+  await env.deps.db('chat_routes').insert({ tenant_id: a.id, extension_id: aExt.id, team_id: aTeam.id, channel_id: 'SECRET-CHANNEL-A', channel_name: '#secret-a', created_at: aNow, updated_at: aNow });
+  await env.deps.db('chat_threads').insert({ tenant_id: a.id, ticket_id: aTicket.id, extension_id: aExt.id, channel_id: 'SECRET-CHANNEL-A', thread_id: 'SECRET-THREAD-A', created_at: aNow });
+  await env.deps.db('thread_notes').insert({ tenant_id: a.id, id: randomUUID(), ticket_id: aTicket.id, author_name: 'A', body: 'Secret thread note of A', created_at: aNow });
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
@@ -183,7 +189,8 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     'Secret canned', aRule.id, 'Secret rule of A', aSubscription.id, aSubscription.endpoint,
     'Secret question of A', 'Secret rating comment of A', aSurveyToken, '93.184.215.14', 'secret-smtp-user-of-a', 'Secret template of A',
     a.id.replace(/-/g, ''), aImport, 'secret_import_of_a', aExt.id, 'secret-ext-of-a', 'SECRET-EXT-ID-A',
-    aMeeting.id, 'Secret meeting of A', 'secret-guest@tenant-a.example.com', 'secret-client-of-a', 'secret-client-secret-of-a', 'secret-calendar-of-a'];
+    aMeeting.id, 'Secret meeting of A', 'secret-guest@tenant-a.example.com', 'secret-client-of-a', 'secret-client-secret-of-a', 'secret-calendar-of-a',
+    'SECRET-CHANNEL-A', 'SECRET-THREAD-A', 'Secret thread note of A'];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
