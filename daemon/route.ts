@@ -9,6 +9,7 @@ import { requireFeature, type Feature } from '../src/licensing/features.js';
 import { bearerToken, resolveTenant } from './plugins/identify.js';
 import { resolveBearerToken } from '../src/auth/tokens.js';
 import type { EventFeed } from '../src/events/feed.js';
+import type { UserRecord } from '../src/directory/models.js';
 import { SseStream } from './sse.js';
 import { isUrlSafeOperationId, operationIdOf } from './openapi/operation-id.js';
 import { checkNamedSchemas } from './openapi/named-schemas.js';
@@ -141,6 +142,8 @@ export interface RequestIdentity {
   now: Date;
   tenantId: string | null;
   actor: Actor | null;
+  /** The bearer token's user row, read in the token lookup (null when anonymous). */
+  user: UserRecord | null;
   /** A bearer token was sent but is unknown, expired or revoked. */
   badToken: boolean;
 }
@@ -203,7 +206,7 @@ async function stillAllowed(def: RouteDef, request: FastifyRequest, deps: Deps):
   const resolved = token ? await resolveBearerToken(deps.db, token, now) : null;
   if (!resolved || resolved.tenantId !== request.identity.tenantId) return false;
   try {
-    await enforce(def, request, deps, { now, tenantId: resolved.tenantId, actor: resolved.actor, badToken: false });
+    await enforce(def, request, deps, { now, tenantId: resolved.tenantId, actor: resolved.actor, user: resolved.user, badToken: false });
     return true;
   } catch (error) {
     if (isAppError(error)) return false;

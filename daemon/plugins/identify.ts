@@ -29,7 +29,7 @@ export async function resolveTenant(request: FastifyRequest, deps: Deps): Promis
 
 /** The identity of a request before its token is looked at: anonymous, at the moment it arrived. */
 export function arrivalIdentity(): RequestIdentity {
-  return { now: new Date(), tenantId: null, actor: null, badToken: false };
+  return { now: new Date(), tenantId: null, actor: null, user: null, badToken: false };
 }
 
 export async function identifyPlugin(app: FastifyInstance): Promise<void> {
@@ -42,6 +42,7 @@ export async function identifyPlugin(app: FastifyInstance): Promise<void> {
     if (resolved) {
       request.identity.tenantId = resolved.tenantId;
       request.identity.actor = resolved.actor;
+      request.identity.user = resolved.user;
     } else {
       request.identity.badToken = true;
     }

@@ -79,7 +79,7 @@ export const authRoutes = [
   route({
     method: 'GET', url: '/auth/me', access: { kind: 'token' }, authenticatedOnly: true, summary: 'Profile of the caller', tags,
     schema: { response: { 200: Profile } },
-    handler: (ctx) => getProfile(ctx),
+    handler: (ctx, { request }) => getProfile(ctx, request.identity.user),
   }),
   route({
     method: 'PATCH', url: '/auth/me', access: { kind: 'token' }, authenticatedOnly: true, summary: 'Update the caller\'s profile', tags,

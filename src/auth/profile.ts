@@ -20,8 +20,12 @@ export function profileOut(user: UserRow): ProfileOut {
   return { ...picked, notification_preferences: preferencesOf((user as { notification_preferences?: unknown }).notification_preferences) } as ProfileOut;
 }
 
-export async function getProfile(ctx: Ctx): Promise<ProfileOut> {
-  return profileOut(await currentUser(ctx));
+/**
+ * `known` is the user row the bearer-token lookup already read (same statement that proved the
+ * token valid and the user active), so the profile costs no second round trip.
+ */
+export async function getProfile(ctx: Ctx, known?: UserRow | null): Promise<ProfileOut> {
+  return profileOut(known && known.id === ctx.actor.userId ? known : await currentUser(ctx));
 }
 
 /** Fields a user may change on themselves; absent means unchanged, null clears (except name). */

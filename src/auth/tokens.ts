@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { sha256Hex } from '../core/crypto.js';
 import type { Actor, Role } from '../core/context.js';
+import { UserRecord } from '../directory/models.js';
 import { ROLE_SCOPES } from './scopes.js';
 
 /**
@@ -26,16 +27,17 @@ export function newApiKey(): { key: string; prefix: string; last4: string; hash:
 export interface ResolvedToken {
   tenantId: string;
   actor: Actor;
+  /** The caller's user row as of the lookup (same statement): `GET /auth/me` answers from it. */
+  user: UserRecord;
 }
 
+/** The credential's columns (prefixed, so they never collide with the user's) and the user's. */
 interface Row {
-  tenant_id: string;
-  credential_id: string;
-  user_id: string;
-  name: string;
-  role: Role;
-  scopes: string[] | null;
-  last_used_at: Date | null;
+  cred_tenant_id: string;
+  cred_id: string;
+  cred_scopes: string[] | null;
+  cred_last_used_at: Date | null;
+  [userColumn: string]: unknown;
 }
 
 /**
@@ -59,27 +61,30 @@ export async function resolveBearerToken(db: Knex, token: string, now: Date): Pr
     })
     .where('u.active', true)
     .first(
-      'c.tenant_id', 'c.id as credential_id', 'c.user_id', 'u.name', 'u.role', 'c.last_used_at',
-      kind === 'api_key' ? 'c.scopes' : db.raw('null::text[] as scopes'),
+      'c.tenant_id as cred_tenant_id', 'c.id as cred_id', 'c.last_used_at as cred_last_used_at',
+      kind === 'api_key' ? 'c.scopes as cred_scopes' : db.raw('null::text[] as cred_scopes'),
+      'u.*',
     );
   if (!row) return null;
+  const { cred_tenant_id: tenantId, cred_id: credentialId, cred_scopes: scopes, cred_last_used_at: lastUsedAt, ...userColumns } = row;
+  const user = UserRecord.fromDatabaseJson(userColumns);
 
   // Touch last_used_at at most once a minute: enough for "last used" displays, cheap on hot paths.
-  if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > 60_000) {
-    await db(table).where({ tenant_id: row.tenant_id, id: row.credential_id }).update({ last_used_at: now });
+  if (!lastUsedAt || now.getTime() - lastUsedAt.getTime() > 60_000) {
+    await db(table).where({ tenant_id: tenantId, id: credentialId }).update({ last_used_at: now });
   }
 
   const actor: Actor = {
     type: kind === 'session' ? 'user' : 'api_key',
-    userId: row.user_id,
-    name: row.name,
-    role: row.role,
-    apiKeyId: kind === 'api_key' ? row.credential_id : null,
-    sessionId: kind === 'session' ? row.credential_id : null,
+    userId: user.id,
+    name: user.name,
+    role: user.role,
+    apiKeyId: kind === 'api_key' ? credentialId : null,
+    sessionId: kind === 'session' ? credentialId : null,
     // A key acts for its owner but never beyond the owner's role: a demoted admin's keys shrink.
-    scopes: kind === 'session' ? ROLE_SCOPES[row.role] : effectiveKeyScopes(row.scopes ?? [], row.role),
+    scopes: kind === 'session' ? ROLE_SCOPES[user.role] : effectiveKeyScopes(scopes ?? [], user.role),
   };
-  return { tenantId: row.tenant_id, actor };
+  return { tenantId, actor, user };
 }
 
 function effectiveKeyScopes(keyScopes: string[], role: Role): string[] {

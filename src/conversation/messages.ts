@@ -10,6 +10,7 @@ import { runMessageHooks } from './hooks.js';
 import { adoptInlineImages, attachmentSummary } from './attachment-output.js';
 import { changeTicketStatus, isStaffActor, loadVisibleTicket } from './ticket-port.js';
 import type { Message as MessageOut, MessageCreate, MessageListQuery } from './schemas.js';
+import { pinConfigVersion } from '../db/config-cache.js';
 
 /**
  * A ticket's conversation: public replies and private notes. `addMessage` is THE way a message
@@ -78,6 +79,8 @@ export async function addMessage(ctx: Ctx, ticketId: string, input: NewMessage):
   const author = authorOf(ctx, input);
   const isPrivate = input.is_private ?? false;
   if (isPrivate && !author.isAgent) throw errors.forbidden('Customers cannot write private notes');
+  // A reply changes no configuration: its SLA, webhook and mail reads may come from the cache.
+  await pinConfigVersion(ctx);
   // The row lock orders concurrent replies on one ticket (first response, reopening).
   let ticket = await loadVisibleTicket(ctx, ticketId, { forUpdate: true });
   const status = (await Status.findIn(ctx, ticket.status_id))!;

@@ -13,6 +13,7 @@ import type { Identifier } from './template-defaults.js';
 import { REPLY_MARKER, domainOf, notificationMessageId, rootMessageId } from './threading.js';
 import { ownAddressOf } from './transports.js';
 import { sendDueNotifications } from './send.js';
+import { cachedConfig } from '../db/config-cache.js';
 
 /**
  * The mail notifications' event consumer (registered in src/wiring.ts): for each event that
@@ -87,7 +88,7 @@ export async function notifyOnEvent(ctx: Ctx, event: EventRecord): Promise<void>
   if (!ticket) return;
   const planned = await plan(ctx, event, ticket);
   if (!planned.some((p) => p.recipients.length)) return;
-  const domain = domainOf(ownAddressOf(ctx.deps, await loadMailSettings(ctx)));
+  const domain = domainOf(ownAddressOf(ctx.deps, await cachedConfig(ctx, 'mail_settings', () => loadMailSettings(ctx))));
   const ids: string[] = [];
   for (const p of planned) ids.push(...await enqueue(ctx, event, ticket, p.identifier, p.recipients, domain));
   if (!ids.length) return;

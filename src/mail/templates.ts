@@ -5,6 +5,7 @@ import { TemplateOverride } from './models.js';
 import { unknownPlaceholders } from './render.js';
 import { AUDIENCE, DEFAULT_LOCALE, IDENTIFIERS, SHIPPED, isIdentifier, type Identifier, type TemplateText } from './template-defaults.js';
 import type { NotificationTemplate, TemplatePatch } from './schemas.js';
+import { cachedConfig } from '../db/config-cache.js';
 
 /**
  * Notification templates (CONTRACT §14): the shipped texts with the tenant's edits laid over them,
@@ -91,11 +92,13 @@ export async function resetTemplate(ctx: Ctx, identifier: string): Promise<void>
  */
 export async function templateFor(ctx: Ctx, identifier: Identifier, locale: string | null): Promise<TemplateText> {
   const wanted = [...new Set([locale, locale?.split('-')[0], DEFAULT_LOCALE].filter((l): l is string => !!l))];
-  const overrides = await TemplateOverride.scoped(ctx).where('identifier', identifier).whereIn('locale', wanted);
-  for (const l of wanted) {
-    const o = overrides.find((row) => row.locale === l);
-    if (o) return { subject: o.subject, body_html: o.body_html };
-    if (SHIPPED[identifier][l]) return SHIPPED[identifier][l]!;
-  }
-  return SHIPPED[identifier][DEFAULT_LOCALE]!;
+  return cachedConfig(ctx, `mail:template:${identifier}:${wanted.join(',')}`, async () => {
+    const overrides = await TemplateOverride.scoped(ctx).where('identifier', identifier).whereIn('locale', wanted);
+    for (const l of wanted) {
+      const o = overrides.find((row) => row.locale === l);
+      if (o) return { subject: o.subject, body_html: o.body_html };
+      if (SHIPPED[identifier][l]) return { ...SHIPPED[identifier][l]! };
+    }
+    return { ...SHIPPED[identifier][DEFAULT_LOCALE]! };
+  });
 }

@@ -12,6 +12,7 @@ import {
 } from './calendar.js';
 import { recheckRunningClocks } from './recheck.js';
 import type { BusinessHoursInput, BusinessHoursOut, Holiday, HolidayCreate, HolidayUpdate } from './schemas.js';
+import { cachedConfig } from '../db/config-cache.js';
 
 /**
  * The tenant's business hours (one row, or the default when none) and holidays (CONTRACT §4).
@@ -22,9 +23,11 @@ import type { BusinessHoursInput, BusinessHoursOut, Holiday, HolidayCreate, Holi
 interface HoursRow { timezone: string; schedule: WeekSchedule; updated_at: Date }
 
 export async function loadBusinessHours(ctx: Ctx): Promise<BusinessHours & { updated_at: Date | null }> {
-  const row = await scoped<HoursRow>(ctx, 'business_hours').first('timezone', 'schedule', 'updated_at');
-  if (!row) return { ...DEFAULT_BUSINESS_HOURS, updated_at: null };
-  return { timezone: row.timezone, schedule: row.schedule, updated_at: row.updated_at };
+  return cachedConfig(ctx, 'business_hours', async () => {
+    const row = await scoped<HoursRow>(ctx, 'business_hours').first('timezone', 'schedule', 'updated_at');
+    if (!row) return { ...structuredClone(DEFAULT_BUSINESS_HOURS), updated_at: null };
+    return { timezone: row.timezone, schedule: row.schedule, updated_at: row.updated_at };
+  });
 }
 
 function hoursOut(hours: BusinessHours & { updated_at: Date | null }): BusinessHoursOut {
@@ -102,8 +105,10 @@ function checkDate(date: string | undefined): void {
 
 /** Every holiday of the tenant, as the calendar needs them. */
 export async function loadHolidays(ctx: Ctx): Promise<HolidayDate[]> {
-  const rows: Array<{ date: string; recurring: boolean }> = await scoped(ctx, 'holidays').select(ctx.trx.raw(`to_char(date, 'YYYY-MM-DD') as date`), 'recurring');
-  return rows.map((r) => ({ date: r.date, recurring: r.recurring }));
+  return cachedConfig(ctx, 'holidays', async () => {
+    const rows: Array<{ date: string; recurring: boolean }> = await scoped(ctx, 'holidays').select(ctx.trx.raw(`to_char(date, 'YYYY-MM-DD') as date`), 'recurring');
+    return rows.map((r) => ({ date: r.date, recurring: r.recurring }));
+  });
 }
 
 export async function listHolidays(ctx: Ctx, query: PageInput): Promise<Page<Holiday>> {

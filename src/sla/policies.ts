@@ -7,6 +7,7 @@ import { Priority, TicketType } from '../vocab/models.js';
 import { defaultPolicyFor } from './defaults.js';
 import type { EffectivePolicy } from './engine.js';
 import type { SlaOverride, SlaOverridePatch, SlaPolicy, SlaPolicyPatch } from './schemas.js';
+import { cachedConfig } from '../db/config-cache.js';
 
 /**
  * SLA policies per priority (SPEC "SLA policy") and their overrides per ticket type and priority
@@ -134,6 +135,10 @@ export async function deleteOverride(ctx: Ctx, typeId: string, priorityId: strin
  * policy's clock (CONTRACT §11 "Policy").
  */
 export async function effectivePolicy(ctx: Ctx, priorityId: string, typeId: string | null): Promise<EffectivePolicy> {
+  return cachedConfig(ctx, `sla:policy:${priorityId}:${typeId ?? ''}`, () => readEffectivePolicy(ctx, priorityId, typeId));
+}
+
+async function readEffectivePolicy(ctx: Ctx, priorityId: string, typeId: string | null): Promise<EffectivePolicy> {
   const priority = await loadPriority(ctx, priorityId);
   const row = await scoped<PolicyRow>(ctx, 'sla_policies').where({ priority_id: priorityId }).first();
   const p = policyOut(priority, row);

@@ -7,6 +7,7 @@ import type { Ticket, TicketSla } from '../tickets/models.js';
 import { loadBusinessHours, loadHolidays } from './business-hours.js';
 import { runEngine, type EffectivePolicy, type EngineResult, type SlaEvent, type StatusInfo, type TargetName, type TimelineEntry } from './engine.js';
 import { effectivePolicy } from './policies.js';
+import { cachedConfig } from '../db/config-cache.js';
 
 /**
  * The live ticket's SLA clock. A ticket keeps in `sla_state` what the engine needs to replay it —
@@ -48,9 +49,11 @@ const info = (s: Status): StatusInfo => ({ key: s.key, category: s.category, pau
 const keyOf = (e: TimelineEntry) => `${e.target}:${e.kind}:${e.at}`;
 
 async function openStatus(ctx: Ctx): Promise<StatusInfo> {
-  const statuses = await Status.scoped(ctx).orderBy([{ column: 'position' }, { column: 'id' }]);
-  const open = statuses.find((s) => s.key === 'open') ?? statuses.find((s) => s.category === 'open') ?? statuses[0]!;
-  return info(open);
+  return cachedConfig(ctx, 'sla:open_status', async () => {
+    const statuses = await Status.scoped(ctx).orderBy([{ column: 'position' }, { column: 'id' }]);
+    const open = statuses.find((s) => s.key === 'open') ?? statuses.find((s) => s.category === 'open') ?? statuses[0]!;
+    return info(open);
+  });
 }
 
 /** What the ticket API shows (CONTRACT §5): no warn_at there. */

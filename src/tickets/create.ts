@@ -16,6 +16,7 @@ import { checkTeamExists, organizationName, teamName } from './directory-links.j
 import { runTicketHooks } from './hooks.js';
 import { ticketOut } from './output.js';
 import type { TicketCreate, TicketOut } from './schemas.js';
+import { pinConfigVersion } from '../db/config-cache.js';
 
 /**
  * POST /tickets (CONTRACT §5). Staff open tickets for anyone; a customer only for themselves and
@@ -78,6 +79,8 @@ export async function createTicket(ctx: Ctx, input: TicketCreate): Promise<Ticke
     if (refused.length) throw errors.forbidden(`Customers may not set ${refused.join(', ')}`);
   }
   const problems: FieldProblem[] = [];
+  // A create changes no configuration: its SLA, webhook and mail reads may come from the cache.
+  await pinConfigVersion(ctx);
   let requester = await resolveRequester(ctx, input, problems);
 
   const status = await Status.scoped(ctx).findOne({ 'statuses.key': 'new' });

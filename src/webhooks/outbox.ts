@@ -3,6 +3,7 @@ import { uuidv7 } from '../core/ids.js';
 import type { EventRecord } from '../events/models.js';
 import { isEventType } from '../events/types.js';
 import { WebhookDelivery, WebhookEndpoint } from './models.js';
+import { cachedConfig } from '../db/config-cache.js';
 
 /**
  * The transactional outbox (SPEC "Delivery rules" 3): registered as an event consumer, it runs in
@@ -12,7 +13,8 @@ import { WebhookDelivery, WebhookEndpoint } from './models.js';
  */
 export async function enqueueDeliveries(ctx: Ctx, event: EventRecord): Promise<number> {
   if (!isEventType(event.type)) return 0;
-  const endpoints = await WebhookEndpoint.scoped(ctx).where('active', true).whereRaw('? = any(events)', [event.type]).select('id');
+  const endpoints: Array<{ id: string }> = await cachedConfig(ctx, `webhooks:subscribed:${event.type}`, async () =>
+    (await WebhookEndpoint.scoped(ctx).where('active', true).whereRaw('? = any(events)', [event.type]).select('id')).map((e) => ({ id: e.id })));
   if (!endpoints.length) return 0;
   const at = ctx.now.getTime();
   await WebhookDelivery.query(ctx.trx).insert(endpoints.map((endpoint) => ({

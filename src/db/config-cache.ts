@@ -1,0 +1,58 @@
+import type { Ctx } from '../core/context.js';
+
+/**
+ * A per-process cache of the configuration a ticket write reads on every call (SLA calendar and
+ * policies, webhook subscriptions, mail settings and templates), exact rather than "fresh enough".
+ *
+ * Every change to those tables bumps the tenant's row in `tenant_config_versions` in its own
+ * transaction (triggers, migrations/20261127140000_config_versions.ts). A write path that changes
+ * no configuration itself calls `pinConfigVersion(ctx)` first: one statement reads the version its
+ * transaction sees. From then on `cachedConfig` answers from what an earlier transaction read under
+ * that same version, or reads the rows and keeps them under it. A value filled under version V was
+ * read after V was visible, so it is never older than V; a newer change means a new version, which
+ * no pinned transaction can match with an older value. Paths that are not pinned (every
+ * configuration change among them) read the database as before.
+ */
+
+interface TenantEntry { version: string; values: Map<string, unknown> }
+
+const MAX_TENANTS = 1000;
+const tenants = new Map<string, TenantEntry>();
+const pinned = new WeakMap<object, string>();
+
+/** Reads the tenant's configuration version in ctx's transaction and lets `cachedConfig` use it. */
+export async function pinConfigVersion(ctx: Ctx): Promise<void> {
+  if (ctx.quiet || pinned.has(ctx)) return;
+  const row = await ctx.trx('tenant_config_versions').where({ tenant_id: ctx.tenantId }).first('version') as { version: string } | undefined;
+  pinned.set(ctx, row?.version ?? '0');
+}
+
+/**
+ * The value of `key` for ctx's tenant under the pinned version, loaded once per version and
+ * process. Values are shared between requests: callers must not change them.
+ */
+export async function cachedConfig<T>(ctx: Ctx, key: string, load: () => Promise<T>): Promise<T> {
+  const version = pinned.get(ctx);
+  if (version === undefined) return load();
+  let entry = tenants.get(ctx.tenantId);
+  if (entry?.version === version && entry.values.has(key)) return entry.values.get(key) as T;
+  const value = await load();
+  entry = tenants.get(ctx.tenantId);
+  if (!entry || BigInt(entry.version) < BigInt(version)) {
+    entry = { version, values: new Map() };
+    tenants.delete(ctx.tenantId);
+    if (tenants.size >= MAX_TENANTS) tenants.delete(tenants.keys().next().value!);
+    tenants.set(ctx.tenantId, entry);
+  }
+  if (entry.version === version) entry.values.set(key, deepFreeze(value));
+  return value;
+}
+
+/** Shared values are frozen, so a caller that changed one would fail loudly instead of leaking. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value) && !(value instanceof Date)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,78 @@
+import t from 'tap';
+import { call, testApp, tenantFixture } from '../../helpers/app.js';
+import { grantLicense, licenseKeys } from '../../helpers/license.js';
+import { openTicket, vocab } from '../../helpers/tickets.js';
+
+/**
+ * Creates and replies read SLA policies, webhook subscriptions and mail settings through the
+ * per-process configuration cache (src/db/config-cache.ts). It must never be stale: a change made
+ * through the API, by plain SQL, or still uncommitted in another transaction is seen exactly when
+ * the database would show it.
+ */
+t.test('the configuration cache follows every change exactly', async (t) => {
+  const keys = licenseKeys();
+  const env = await testApp(t, { licensePublicKey: keys.publicKeyPem, webhooksAllowPrivate: true });
+  const tenant = await tenantFixture(env);
+  await grantLicense(env, tenant.id, keys);
+  const token = tenant.admin.token;
+  const db = env.deps.db;
+  const deliveriesOf = async (ticketId: string) => Number((await db('webhook_deliveries as d')
+    .join('events as e', function () { this.on('e.tenant_id', '=', 'd.tenant_id').andOn('e.id', '=', 'd.event_id'); })
+    .where({ 'd.tenant_id': tenant.id, 'e.ticket_id': ticketId }).count({ n: '*' }))[0]!.n);
+  const open = () => openTicket(env, token, { requester: { email: 'pat@example.com' } });
+  const version = async () => (await db('tenant_config_versions').where({ tenant_id: tenant.id }).first('version'))?.version ?? '0';
+
+  // Warm the cache: no endpoint yet.
+  const first = await open();
+  t.equal(await deliveriesOf(first.id), 0, 'no endpoint, no delivery');
+
+  // A change through the API.
+  const before = await version();
+  const endpoint = (await call(env, 'POST', '/webhook-endpoints', { token, body: { name: 'r', url: 'http://127.0.0.1:9/hook', events: ['ticket.created'] } })).json();
+  t.not(await version(), before, 'the API change bumped the version');
+  const second = await open();
+  t.equal(await deliveriesOf(second.id), 1, 'the new endpoint is seen at once');
+
+  // A change by plain SQL, still uncommitted: the create goes on with what is committed.
+  const trx = await db.transaction();
+  await trx('webhook_endpoints').where({ tenant_id: tenant.id, id: endpoint.id }).update({ active: false });
+  const during = await open();
+  t.equal(await deliveriesOf(during.id), 1, 'an uncommitted change is not seen');
+  await trx.commit();
+  const after = await open();
+  t.equal(await deliveriesOf(after.id), 0, 'the committed change is seen by the next create');
+
+  // A rolled-back change leaves the version (and the cache) as they were.
+  const kept = await version();
+  await db.transaction(async (trx2) => {
+    await trx2('webhook_endpoints').where({ tenant_id: tenant.id, id: endpoint.id }).update({ active: true });
+    await trx2.rollback();
+  }).catch(() => undefined);
+  t.equal(await version(), kept, 'a rolled-back change does not bump');
+  const stillOff = await open();
+  t.equal(await deliveriesOf(stillOff.id), 0);
+
+  // SLA policy: the first-response target follows a PATCH and a plain UPDATE.
+  const { priority } = await vocab(env, token);
+  const dueIn = (ticket: { created_at: string; sla: { first_response: { due_at: string | null } } }) =>
+    (Date.parse(ticket.sla.first_response.due_at!) - Date.parse(ticket.created_at)) / 60_000;
+  const patched = await call(env, 'PATCH', `/sla-policies/${priority.normal}`, {
+    token, body: { first_response_time_minutes: 30, next_response_time_minutes: 60, resolution_time_minutes: 600, respect_business_hours: false },
+  });
+  t.equal(patched.statusCode, 200, patched.body);
+  const sla1 = await open();
+  t.equal(dueIn(sla1), 30, 'the patched policy applies');
+  await db('sla_policies').where({ tenant_id: tenant.id, priority_id: priority.normal }).update({ first_response_time_minutes: 45 });
+  const sla2 = await open();
+  t.equal(dueIn(sla2), 45, 'a plain UPDATE applies to the next create');
+
+  // A reply after a change of the business hours reads them again (the row is rewritten by SQL).
+  const reply = await call(env, 'POST', `/tickets/${sla2.id}/messages`, { token, body: { body: 'On it', is_private: false } });
+  t.equal(reply.statusCode, 201, reply.body);
+
+  // Another tenant's change does not touch this tenant's version.
+  const other = await tenantFixture(env);
+  const mine = await version();
+  await db('holidays').insert({ tenant_id: other.id, id: '0190f000-0000-7000-8000-000000000001', name: 'x', date: '2026-12-25', recurring: true, created_at: new Date(), updated_at: new Date() });
+  t.equal(await version(), mine, 'versions are per tenant');
+});
