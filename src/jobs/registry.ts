@@ -7,6 +7,7 @@ import { routingTimeTrigger } from '../automation/time-trigger.js';
 import { pushSendJob } from '../push/send.js';
 import { sendDueNotifications } from '../mail/send.js';
 import { fetchMail } from '../mail/imap-fetch.js';
+import { reportRollup } from '../reports/rollup.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -70,6 +71,12 @@ export const JOBS: readonly JobDef[] = [
     description: "Polls every tenant's IMAP mailbox whose interval has passed and turns new messages into tickets and replies",
     schedule: '30s',
     run: async (deps, now) => ({ ...(await fetchMail(deps, now)) }),
+  },
+  {
+    name: 'report-rollup',
+    description: "Rolls every tenant's report figures up by UTC hour to the last whole hour, and recomputes the hours later changes marked dirty",
+    schedule: '5m',
+    run: reportRollup,
   },
 ];
 
