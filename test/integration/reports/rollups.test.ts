@@ -4,6 +4,7 @@ import { grantLicense, licenseKeys } from '../../helpers/license.js';
 import { seedReportFixture } from '../../helpers/report-fixture.js';
 import { runJob } from '../../../src/jobs/runner.js';
 import { uuidv7 } from '../../../src/core/ids.js';
+import { wholeHourZone } from '../../../src/reports/volume.js';
 
 /**
  * Report rollups are exact at read time (docs/reports.md "Rollups"): on the hand-computed data set
@@ -41,6 +42,11 @@ const paths = () => windows.flatMap((w) => {
     `/reports/overview?${q()}`, `/reports/overview?${q({ team_id: data.teamX })}`, `/reports/overview?${q({ channel: 'api' })}`,
     `/reports/overview?${q({ channel: 'email', team_id: data.teamX })}`,
     `/analytics/overview?${q()}`, `/analytics/overview?${q({ channel: 'email' })}`,
+    ...['Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe'].flatMap((tz) => [
+      ...['day', 'week', 'month'].map((interval) => `/reports/volume?${q({ tz, interval })}`),
+      `/reports/volume?${q({ tz, interval: 'day', team_id: data.teamX })}`,
+      `/analytics/heatmap?${q({ tz })}`, `/analytics/heatmap?${q({ tz, channel: 'email' })}`,
+    ]),
   ];
 });
 const snapshot = async () => Object.fromEntries(await Promise.all(paths().map(async (p) => [p, await json(p)] as const)));
@@ -75,12 +81,25 @@ t.test('the job rolls every whole hour up; reports answer the same from the roll
   t.same(await snapshot(), live);
 });
 
+t.test('wholeHourZone: only zones a whole number of hours off UTC all through the window re-bucket rollups', async (t) => {
+  const w = [new Date('2026-01-01T00:00:00Z'), new Date('2026-12-31T00:00:00Z')] as const;
+  t.ok(wholeHourZone('Europe/Berlin', ...w));
+  t.ok(wholeHourZone('America/New_York', ...w));
+  t.notOk(wholeHourZone('Asia/Kolkata', ...w));
+  t.notOk(wholeHourZone('Asia/Kathmandu', ...w));
+  t.notOk(wholeHourZone('Australia/Lord_Howe', ...w), '+10:30 standard time');
+});
+
 t.test('reports really read the rollups for whole clean hours', async (t) => {
   // T2 was created 2026-10-25 00:30 UTC; bend its rolled-up hour and the overview follows.
   const hour = { tenant_id: tenant.id, hour: new Date('2026-10-25T00:00:00Z') };
   t.equal(await db('report_rollup_hours').where(hour).increment('created', 100), 1);
   const bent = await json(`/reports/overview?${new URLSearchParams(windows[0]!)}`);
   t.equal(bent.total_tickets_created, 104);
+  const day = await json(`/reports/volume?${new URLSearchParams({ ...windows[0]!, tz: 'Europe/Berlin', interval: 'day' })}`);
+  t.equal(day.series[1].created, 102, 'Berlin Sunday 25 October: T2 (bent by 100) and T3');
+  const kolkata = await json(`/reports/volume?${new URLSearchParams({ ...windows[0]!, tz: 'Asia/Kolkata', interval: 'month' })}`);
+  t.equal(kolkata.series[0].created, 4, 'a half-hour zone is answered live');
   await db('report_rollup_hours').where(hour).decrement('created', 100);
   t.same(await snapshot(), live);
 });
