@@ -12,10 +12,10 @@ import { listTenants } from '../tenants/service.js';
  */
 
 const HOUR_MS = 3_600_000;
-export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
 /** Half-open time ranges, as two parallel arrays for `unnest(?::timestamptz[], ?::timestamptz[])`. */
-export interface Ranges {
+interface Ranges {
   starts: Date[];
   ends: Date[];
 }
@@ -170,7 +170,7 @@ const ADVANCE_CHUNK_MS = 31 * 24 * HOUR_MS;
  * tables, then clears only what it claimed: a change that commits later marks its hour again (its
  * marking waits for the claim to end), so no stale hour is ever left clean.
  */
-export async function rollTenant(deps: Deps, tenantId: string, now: Date): Promise<{ hours_rolled: number; dirty_recomputed: number }> {
+async function rollTenant(deps: Deps, tenantId: string, now: Date): Promise<{ hours_rolled: number; dirty_recomputed: number }> {
   const totals = { hours_rolled: 0, dirty_recomputed: 0 };
   const target = floorHour(now);
   const run = <T>(fn: (ctx: Ctx) => Promise<T>) => inTransaction(deps, { tenantId, actor: SYSTEM_ACTOR, now }, fn);
