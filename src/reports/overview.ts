@@ -88,6 +88,7 @@ async function periodStats(ctx: Ctx, f: Filters, cov: Coverage, rates: boolean):
   const covered = coveredSql(ctx, cov);
   const join = csatTicketJoin(f);
   const r = [cov.live.starts, cov.live.ends];
+  const liveBindings = cov.live.starts.flatMap((a, i) => [a, cov.live.ends[i]!]);
   const rateColumns = rates ? `,
              count(*) FILTER (WHERE t.reopened_count > 0) AS reopened,
              count(*) FILTER (WHERE t.resolved_at IS NOT NULL OR t.reopened_count > 0) AS ever_resolved,
@@ -126,12 +127,12 @@ async function periodStats(ctx: Ctx, f: Filters, cov: Coverage, rates: boolean):
       SELECT count(*) FILTER (WHERE o.on_time) AS on_time, count(*) AS decided FROM (${sla}) o
     ), rated AS (
       SELECT count(*) AS ratings, coalesce(sum(s.score), 0) AS score_sum
-        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
-        JOIN csat_surveys s ON s.tenant_id = ? AND s.submitted_at >= r.a AND s.submitted_at < r.b${join.sql}
+        FROM csat_surveys s${join.sql}
+       WHERE s.tenant_id = ? AND (${textRanges('s.submitted_at', cov.live.starts.length)})
     ), sent AS (
       SELECT count(*) AS sent, count(s.submitted_at) AS answered
-        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
-        JOIN csat_surveys s ON s.tenant_id = ? AND s.created_at >= r.a AND s.created_at < r.b${join.sql}
+        FROM csat_surveys s${join.sql}
+       WHERE s.tenant_id = ? AND (${textRanges('s.created_at', cov.live.starts.length)})
     )
     SELECT (roll.created + c.created)::int AS created,
            ((roll.frt_sum + c.frt_sum) / nullif(roll.frt_n + c.frt_n, 0))::float8 AS avg_first_response,
@@ -147,8 +148,8 @@ async function periodStats(ctx: Ctx, f: Filters, cov: Coverage, rates: boolean):
     ...r, ctx.tenantId, ...filter.bindings,
     ...r, ctx.tenantId, ...filter.bindings,
     ...slaBindings,
-    ...r, ctx.tenantId, ...join.bindings,
-    ...r, ctx.tenantId, ...join.bindings]);
+    ...join.bindings, ctx.tenantId, ...liveBindings,
+    ...join.bindings, ctx.tenantId, ...liveBindings]);
   return result.rows[0] as Row;
 }
 

@@ -88,7 +88,11 @@ export function coveredSql(ctx: Ctx, c: Coverage): { sql: string; bindings: any[
   return { sql: 'h.tenant_id = ? AND h.hour >= ? AND h.hour < ? AND h.hour <> ALL(?::timestamptz[])', bindings: [ctx.tenantId, c.lo, c.hi, c.dirty] };
 }
 
-/** `(expr >= ? AND expr < ?) OR …` for `n` ranges compared as RFC 3339 text (the SLA instants). */
+/**
+ * `(expr >= ? AND expr < ?) OR …` for `n` ranges: explicit ranges let the planner use each index
+ * range (a join to unnest() does not prove partial-index predicates and misjudges joins). With
+ * `rangeBindings` for RFC 3339 text (the SLA instants), Date bindings for timestamptz.
+ */
 export const textRanges = (expr: string, n: number) =>
   Array.from({ length: n }, () => `(${expr} >= ? AND ${expr} < ?)`).join(' OR ') || 'false';
 export const rangeBindings = (ranges: Ranges) => ranges.starts.flatMap((a, i) => [a.toISOString(), ranges.ends[i]!.toISOString()]);
