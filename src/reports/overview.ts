@@ -1,6 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import { hasTicketFilter, iso, num, ticketFilter, type Filters } from './filters.js';
-import { coverage, coveredSql, rangeBindings, rollupFilter, textRanges, type Coverage } from './rollup.js';
+import { coverage, coveredSql, inReportSnapshot, rangeBindings, rollupFilter, textRanges, type Coverage } from './rollup.js';
 
 /**
  * The overview metrics (SPEC "Report metrics (overview)", CONTRACT §18). Every figure is one
@@ -60,7 +60,7 @@ export interface Rates {
 export async function overviewMetrics(ctx: Ctx, f: Filters): Promise<OverviewMetrics>;
 export async function overviewMetrics(ctx: Ctx, f: Filters, rates: true): Promise<OverviewMetrics & Rates>;
 export async function overviewMetrics(ctx: Ctx, f: Filters, rates = false): Promise<OverviewMetrics & Partial<Rates>> {
-  const row = await periodStats(ctx, f, await coverage(ctx, f.from, f.to), rates);
+  const row = await inReportSnapshot(ctx, async (ctx) => periodStats(ctx, f, await coverage(ctx, f.from, f.to), rates));
   return {
     ...(rates ? {
       // BI: reopened ÷ ever resolved, and resolved after exactly one public staff reply and never reopened ÷ resolved.

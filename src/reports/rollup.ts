@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { SYSTEM_ACTOR, type Ctx, type Deps } from '../core/context.js';
 import { inTransaction } from '../db/transaction.js';
 import { listTenants } from '../tenants/service.js';
@@ -48,11 +49,25 @@ function merged(ranges: Array<[Date, Date]>): Ranges {
   return out;
 }
 
+/**
+ * Runs a rollup-backed report in one snapshot: the rollup state, the dirty hours and the figures
+ * are read in one REPEATABLE READ, read-only transaction (or the caller's own), so a change that
+ * commits meanwhile is seen by all of them or none. JIT is off: these statements are short but
+ * their plans are large, and compiling them cost hundreds of milliseconds for nothing.
+ */
+export async function inReportSnapshot<T>(ctx: Ctx, fn: (ctx: Ctx) => Promise<T>): Promise<T> {
+  if ((ctx.trx as Knex.Transaction).isTransaction) {
+    await ctx.trx.raw('SET LOCAL jit = off');
+    return fn(ctx);
+  }
+  return (ctx.trx as Knex).transaction(async (trx) => {
+    await trx.raw('SET LOCAL jit = off');
+    return fn({ ...ctx, trx });
+  }, { isolationLevel: 'repeatable read', readOnly: true });
+}
+
 /** Which part of [from, to) the rollups answer, and which ranges are computed live. */
 export async function coverage(ctx: Ctx, from: Date, to: Date, useRollups = true): Promise<Coverage> {
-  // These statements are short but their plans are large (many index ranges): JIT compiling them
-  // costs seconds on a busy machine and saves nothing.
-  await ctx.trx.raw('SET LOCAL jit = off');
   const lo = ceilHour(from);
   let hi = floorHour(to);
   if (useRollups && lo < hi) {

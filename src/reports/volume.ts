@@ -1,7 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { DateTime } from 'luxon';
 import { iso, ticketFilter, type Filters } from './filters.js';
-import { coverage, coveredSql, rollupFilter } from './rollup.js';
+import { coverage, coveredSql, inReportSnapshot, rollupFilter } from './rollup.js';
 
 export type Interval = 'day' | 'week' | 'month';
 export const INTERVALS: readonly Interval[] = ['day', 'week', 'month'];
@@ -11,7 +11,11 @@ export const INTERVALS: readonly Interval[] = ['day', 'week', 'month'];
  * window is listed, empty ones with zeros; the first may start before `from`, but only the window
  * is counted. Local buckets follow the zone's clock: a DST day is 23 or 25 hours long.
  */
-export async function volume(ctx: Ctx, f: Filters, interval: Interval) {
+export function volume(ctx: Ctx, f: Filters, interval: Interval) {
+  return inReportSnapshot(ctx, (ctx) => volumeIn(ctx, f, interval));
+}
+
+async function volumeIn(ctx: Ctx, f: Filters, interval: Interval) {
   const filter = ticketFilter(f);
   const tz = f.tz;
   const cov = await coverage(ctx, f.from, f.to, wholeHourZone(tz, f.from, f.to));
@@ -59,7 +63,11 @@ export async function volume(ctx: Ctx, f: Filters, interval: Interval) {
 }
 
 /** Tickets created per local weekday (0 = Monday) and hour of `tz`: all 168 cells, zeros included. */
-export async function heatmap(ctx: Ctx, f: Filters) {
+export function heatmap(ctx: Ctx, f: Filters) {
+  return inReportSnapshot(ctx, (ctx) => heatmapIn(ctx, f));
+}
+
+async function heatmapIn(ctx: Ctx, f: Filters) {
   const filter = ticketFilter(f);
   const cov = await coverage(ctx, f.from, f.to, wholeHourZone(f.tz, f.from, f.to));
   const covered = coveredSql(ctx, cov);
