@@ -9,6 +9,7 @@ import { sendDueNotifications } from '../mail/send.js';
 import { fetchMail } from '../mail/imap-fetch.js';
 import { renewSubscriptions } from '../meetings/renewal.js';
 import { legacyImportJob } from '../legacy-import/runs.js';
+import { reportRollup } from '../reports/rollup.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -84,6 +85,12 @@ export const JOBS: readonly JobDef[] = [
     description: 'Runs the osTicket imports queued through POST /legacy-import, oldest first, and resumes a run whose process died before it finished',
     schedule: '30s',
     run: async (deps, now) => ({ ...(await legacyImportJob(deps, now)) }),
+  },
+  {
+    name: 'report-rollup',
+    description: "Rolls every tenant's report figures up by UTC hour to the last whole hour, and recomputes the hours later changes marked dirty",
+    schedule: '5m',
+    run: reportRollup,
   },
 ];
 

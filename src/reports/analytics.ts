@@ -1,6 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { iso, previousPeriod, type Filters } from './filters.js';
 import { overviewMetrics } from './overview.js';
+import { inReportSnapshot } from './rollup.js';
 
 export interface Compared {
   value: number | null;
@@ -23,7 +24,8 @@ const compare = (value: number | null, previous: number | null): Compared => ({
  */
 export async function analyticsOverview(ctx: Ctx, f: Filters) {
   const prev = previousPeriod(f);
-  const [now, before] = await Promise.all([overviewMetrics(ctx, f, true), overviewMetrics(ctx, prev, true)]);
+  // Both periods in one snapshot (one transaction, the statements one after the other).
+  const [now, before] = await inReportSnapshot(ctx, async (ctx) => [await overviewMetrics(ctx, f, true), await overviewMetrics(ctx, prev, true)]);
   const current = now as unknown as Record<string, number | null>;
   const previous = before as unknown as Record<string, number | null>;
   const metrics = Object.fromEntries(Object.keys(current).map((k) => [k, compare(current[k]!, previous[k]!)]));

@@ -1,5 +1,7 @@
 import type { Ctx } from '../core/context.js';
+import { DateTime } from 'luxon';
 import { iso, ticketFilter, type Filters } from './filters.js';
+import { coverage, coveredSql, inReportSnapshot, rollupFilter } from './rollup.js';
 
 export type Interval = 'day' | 'week' | 'month';
 export const INTERVALS: readonly Interval[] = ['day', 'week', 'month'];
@@ -9,31 +11,48 @@ export const INTERVALS: readonly Interval[] = ['day', 'week', 'month'];
  * window is listed, empty ones with zeros; the first may start before `from`, but only the window
  * is counted. Local buckets follow the zone's clock: a DST day is 23 or 25 hours long.
  */
-export async function volume(ctx: Ctx, f: Filters, interval: Interval) {
+export function volume(ctx: Ctx, f: Filters, interval: Interval) {
+  return inReportSnapshot(ctx, (ctx) => volumeIn(ctx, f, interval));
+}
+
+async function volumeIn(ctx: Ctx, f: Filters, interval: Interval) {
   const filter = ticketFilter(f);
   const tz = f.tz;
+  const cov = await coverage(ctx, f.from, f.to, wholeHourZone(tz, f.from, f.to));
+  const covered = coveredSql(ctx, cov);
+  const rf = rollupFilter(f);
+  const r = [cov.live.starts, cov.live.ends];
+  // Each count: the covered rollup hours re-bucketed into local buckets, plus the live ranges.
   const result = await ctx.trx.raw(`
     WITH buckets AS (
       SELECT generate_series(date_trunc('${interval}', ?::timestamptz AT TIME ZONE ?),
                              (?::timestamptz - interval '1 microsecond') AT TIME ZONE ?,
                              interval '1 ${interval}') AS local
+    ), rolled AS (
+      SELECT date_trunc('${interval}', h.hour AT TIME ZONE ?) AS local, sum(h.created) AS created, sum(h.resolved) AS resolved
+        FROM report_rollup_hours h
+       WHERE ${covered.sql}${rf.sql}
+       GROUP BY 1
     ), created AS (
-      SELECT date_trunc('${interval}', t.created_at AT TIME ZONE ?) AS local, count(*)::int AS n
-        FROM tickets t
-       WHERE t.tenant_id = ? AND t.created_at >= ? AND t.created_at < ?${filter.sql}
+      SELECT date_trunc('${interval}', t.created_at AT TIME ZONE ?) AS local, count(*) AS n
+        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+        JOIN tickets t ON t.tenant_id = ? AND t.created_at >= r.a AND t.created_at < r.b${filter.sql}
        GROUP BY 1
     ), resolved AS (
-      SELECT date_trunc('${interval}', t.resolved_at AT TIME ZONE ?) AS local, count(*)::int AS n
-        FROM tickets t
-       WHERE t.tenant_id = ? AND t.resolved_at >= ? AND t.resolved_at < ?${filter.sql}
+      SELECT date_trunc('${interval}', t.resolved_at AT TIME ZONE ?) AS local, count(*) AS n
+        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+        JOIN tickets t ON t.tenant_id = ? AND t.resolved_at >= r.a AND t.resolved_at < r.b${filter.sql}
        GROUP BY 1
     )
-    SELECT b.local AT TIME ZONE ? AS bucket_start, coalesce(c.n, 0) AS created, coalesce(r.n, 0) AS resolved
+    SELECT b.local AT TIME ZONE ? AS bucket_start,
+           (coalesce(c.n, 0) + coalesce(x.created, 0))::int AS created, (coalesce(r.n, 0) + coalesce(x.resolved, 0))::int AS resolved
       FROM buckets b LEFT JOIN created c ON c.local = b.local LEFT JOIN resolved r ON r.local = b.local
+      LEFT JOIN rolled x ON x.local = b.local
      ORDER BY b.local`,
   [f.from, tz, f.to, tz,
-    tz, ctx.tenantId, f.from, f.to, ...filter.bindings,
-    tz, ctx.tenantId, f.from, f.to, ...filter.bindings,
+    tz, ...covered.bindings, ...rf.bindings,
+    tz, ...r, ctx.tenantId, ...filter.bindings,
+    tz, ...r, ctx.tenantId, ...filter.bindings,
     tz]);
   return {
     from: iso(f.from)!, to: iso(f.to)!, interval, tz,
@@ -44,15 +63,31 @@ export async function volume(ctx: Ctx, f: Filters, interval: Interval) {
 }
 
 /** Tickets created per local weekday (0 = Monday) and hour of `tz`: all 168 cells, zeros included. */
-export async function heatmap(ctx: Ctx, f: Filters) {
+export function heatmap(ctx: Ctx, f: Filters) {
+  return inReportSnapshot(ctx, (ctx) => heatmapIn(ctx, f));
+}
+
+async function heatmapIn(ctx: Ctx, f: Filters) {
   const filter = ticketFilter(f);
+  const cov = await coverage(ctx, f.from, f.to, wholeHourZone(f.tz, f.from, f.to));
+  const covered = coveredSql(ctx, cov);
+  const rf = rollupFilter(f);
   const result = await ctx.trx.raw(`
-    SELECT extract(isodow FROM t.created_at AT TIME ZONE ?)::int - 1 AS weekday,
-           extract(hour FROM t.created_at AT TIME ZONE ?)::int AS hour, count(*)::int AS created
-      FROM tickets t
-     WHERE t.tenant_id = ? AND t.created_at >= ? AND t.created_at < ?${filter.sql}
-     GROUP BY 1, 2`,
-  [f.tz, f.tz, ctx.tenantId, f.from, f.to, ...filter.bindings]);
+    SELECT x.weekday, x.hour, sum(x.n)::int AS created FROM (
+      SELECT extract(isodow FROM h.hour AT TIME ZONE ?)::int - 1 AS weekday,
+             extract(hour FROM h.hour AT TIME ZONE ?)::int AS hour, sum(h.created) AS n
+        FROM report_rollup_hours h
+       WHERE ${covered.sql}${rf.sql}
+       GROUP BY 1, 2
+      UNION ALL
+      SELECT extract(isodow FROM t.created_at AT TIME ZONE ?)::int - 1,
+             extract(hour FROM t.created_at AT TIME ZONE ?)::int, count(*)
+        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+        JOIN tickets t ON t.tenant_id = ? AND t.created_at >= r.a AND t.created_at < r.b${filter.sql}
+       GROUP BY 1, 2
+    ) x
+    GROUP BY 1, 2`,
+  [f.tz, f.tz, ...covered.bindings, ...rf.bindings, f.tz, f.tz, cov.live.starts, cov.live.ends, ctx.tenantId, ...filter.bindings]);
   const counts = new Map<string, number>();
   for (const r of result.rows as Array<{ weekday: number; hour: number; created: number }>) counts.set(`${r.weekday}:${r.hour}`, Number(r.created));
   const cells = [];
@@ -60,4 +95,17 @@ export async function heatmap(ctx: Ctx, f: Filters) {
     for (let hour = 0; hour < 24; hour++) cells.push({ weekday, hour, created: counts.get(`${weekday}:${hour}`) ?? 0 });
   }
   return { from: iso(f.from)!, to: iso(f.to)!, tz: f.tz, cells };
+}
+
+/**
+ * Whether `tz` is a whole number of hours off UTC all through [from, to) (offsets sampled at both
+ * ends and every 12 hours between; an offset lasts months): then every UTC hour lies inside one
+ * local hour, and hourly rollups re-bucket exactly. Zones with half- or quarter-hour offsets (India,
+ * Nepal, Adelaide, Lord Howe's half-hour DST) are answered live.
+ */
+export function wholeHourZone(tz: string, from: Date, to: Date): boolean {
+  for (let t = from.getTime(); ; t = Math.min(t + 12 * 3_600_000, to.getTime())) {
+    if (DateTime.fromMillis(t, { zone: tz }).offset % 60 !== 0) return false;
+    if (t >= to.getTime()) return true;
+  }
 }

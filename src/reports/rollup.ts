@@ -1,0 +1,246 @@
+import type { Knex } from 'knex';
+import { SYSTEM_ACTOR, type Ctx, type Deps } from '../core/context.js';
+import { inTransaction } from '../db/transaction.js';
+import { listTenants } from '../tenants/service.js';
+
+/**
+ * Hourly report rollups (docs/reports.md "Rollups"). `report_rollup_hours` holds, per tenant, UTC
+ * hour, team and channel, the additive parts of the overview figures; triggers mark every hour a
+ * later change touches dirty in that change's transaction (migration 20261127150000). A report
+ * over [from, to) reads rollup rows for the whole hours that are rolled up and clean, and computes
+ * everything else — partial edge hours, hours not rolled up yet, dirty hours — live from the base
+ * tables over the remaining time ranges, so its answer equals the live definition.
+ */
+
+const HOUR_MS = 3_600_000;
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+/** Half-open time ranges, as two parallel arrays for `unnest(?::timestamptz[], ?::timestamptz[])`. */
+interface Ranges {
+  starts: Date[];
+  ends: Date[];
+}
+
+export interface Coverage {
+  /** The rolled-up hours read from `report_rollup_hours`: `lo <= hour < hi`, dirty ones excepted. */
+  lo: Date;
+  hi: Date;
+  dirty: Date[];
+  /** What is computed live: the window minus the covered hours. */
+  live: Ranges;
+}
+
+const floorHour = (d: Date) => new Date(Math.floor(d.getTime() / HOUR_MS) * HOUR_MS);
+const ceilHour = (d: Date) => new Date(Math.ceil(d.getTime() / HOUR_MS) * HOUR_MS);
+
+/** Merges sorted half-open ranges that touch. */
+function merged(ranges: Array<[Date, Date]>): Ranges {
+  const out: Ranges = { starts: [], ends: [] };
+  for (const [a, b] of ranges) {
+    if (a >= b) continue;
+    const last = out.ends.length - 1;
+    if (last >= 0 && out.ends[last]!.getTime() >= a.getTime()) {
+      if (b > out.ends[last]!) out.ends[last] = b;
+    } else {
+      out.starts.push(a);
+      out.ends.push(b);
+    }
+  }
+  return out;
+}
+
+/**
+ * Runs a rollup-backed report in one snapshot: the rollup state, the dirty hours and the figures
+ * are read in one REPEATABLE READ, read-only transaction (or the caller's own), so a change that
+ * commits meanwhile is seen by all of them or none. JIT is off: these statements are short but
+ * their plans are large, and compiling them cost hundreds of milliseconds for nothing.
+ */
+export async function inReportSnapshot<T>(ctx: Ctx, fn: (ctx: Ctx) => Promise<T>): Promise<T> {
+  if ((ctx.trx as Knex.Transaction).isTransaction) {
+    await ctx.trx.raw('SET LOCAL jit = off');
+    return fn(ctx);
+  }
+  return (ctx.trx as Knex).transaction(async (trx) => {
+    await trx.raw('SET LOCAL jit = off');
+    return fn({ ...ctx, trx });
+  }, { isolationLevel: 'repeatable read', readOnly: true });
+}
+
+/** Which part of [from, to) the rollups answer, and which ranges are computed live. */
+export async function coverage(ctx: Ctx, from: Date, to: Date, useRollups = true): Promise<Coverage> {
+  const lo = ceilHour(from);
+  let hi = floorHour(to);
+  if (useRollups && lo < hi) {
+    const state = await ctx.trx('report_rollup_state').where({ tenant_id: ctx.tenantId }).first('rolled_until');
+    const until = state ? new Date(state.rolled_until) : lo;
+    if (until < hi) hi = until;
+  }
+  if (!useRollups || lo >= hi) return { lo: from, hi: from, dirty: [], live: { starts: [from], ends: [to] } };
+  const dirty = (await ctx.trx('report_rollup_dirty')
+    .where({ tenant_id: ctx.tenantId }).andWhere('hour', '>=', lo).andWhere('hour', '<', hi)
+    .orderBy('hour').pluck('hour')).map((h: Date | string) => new Date(h));
+  const live = merged([[from, lo], ...dirty.map((h): [Date, Date] => [h, new Date(h.getTime() + HOUR_MS)]), [hi, to]]);
+  return { lo, hi, dirty, live };
+}
+
+/** `AND h.team_key = ? AND h.channel = ?` for the report filters, over rollup rows. */
+export function rollupFilter(f: { team_id: string | null; channel: string | null }): { sql: string; bindings: any[] } {
+  let sql = '';
+  const bindings: any[] = [];
+  if (f.team_id) {
+    sql += ' AND h.team_key = ?';
+    bindings.push(f.team_id);
+  }
+  if (f.channel) {
+    sql += ' AND h.channel = ?';
+    bindings.push(f.channel);
+  }
+  return { sql, bindings };
+}
+
+/** The covered rollup rows: `h.tenant_id = ? AND h.hour >= ? AND h.hour < ? AND h.hour <> ALL(?)`. */
+export function coveredSql(ctx: Ctx, c: Coverage): { sql: string; bindings: any[] } {
+  return { sql: 'h.tenant_id = ? AND h.hour >= ? AND h.hour < ? AND h.hour <> ALL(?::timestamptz[])', bindings: [ctx.tenantId, c.lo, c.hi, c.dirty] };
+}
+
+/**
+ * `(expr >= ? AND expr < ?) OR …` for `n` ranges: explicit ranges let the planner use each index
+ * range (a join to unnest() does not prove partial-index predicates and misjudges joins). With
+ * `rangeBindings` for RFC 3339 text (the SLA instants), Date bindings for timestamptz.
+ */
+export const textRanges = (expr: string, n: number) =>
+  Array.from({ length: n }, () => `(${expr} >= ? AND ${expr} < ?)`).join(' OR ') || 'false';
+export const rangeBindings = (ranges: Ranges) => ranges.starts.flatMap((a, i) => [a.toISOString(), ranges.ends[i]!.toISOString()]);
+
+const decided = (target: string) => `coalesce(t.sla->'${target}'->>'breached_at', t.sla->'${target}'->>'met_at')`;
+const hourOf = (expr: string) => `date_trunc('hour', ${expr}, 'UTC')`;
+
+/**
+ * Recomputes the rollup rows of the given whole hours from the base tables (each source exactly as
+ * the live report reads it). Replaces what was there; idempotent.
+ */
+async function rollHours(ctx: Ctx, ranges: Ranges): Promise<void> {
+  if (!ranges.starts.length) return;
+  const r = [ranges.starts, ranges.ends];
+  await ctx.trx.raw(`
+    DELETE FROM report_rollup_hours h USING unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+     WHERE h.tenant_id = ? AND h.hour >= r.a AND h.hour < r.b`, [...r, ctx.tenantId]);
+  const sla = ['first_response', 'next_response', 'resolution'].map((target) => `
+      SELECT ${hourOf(`${decided(target)}::timestamptz`)} AS hour, t.team_id, t.channel,
+             0, 0::numeric, 0, 0::numeric, 0, 0, 0, 0, 0,
+             ((t.sla->'${target}'->>'breached_at') IS NULL)::int, 1, 0, 0, 0, 0
+        FROM tickets t
+       WHERE t.tenant_id = ? AND (${textRanges(decided(target), ranges.starts.length)})`).join('\n      UNION ALL');
+  await ctx.trx.raw(`
+    INSERT INTO report_rollup_hours (tenant_id, hour, team_key, channel, created, frt_sum, frt_n, res_sum, res_n,
+                                     reopened, ever_resolved, one_touch, resolved, sla_on_time, sla_decided,
+                                     csat_ratings, csat_score_sum, csat_sent, csat_answered)
+    SELECT ?, x.hour, coalesce(x.team_id, ?::uuid), x.channel, sum(x.created), sum(x.frt_sum), sum(x.frt_n), sum(x.res_sum), sum(x.res_n),
+           sum(x.reopened), sum(x.ever_resolved), sum(x.one_touch), sum(x.resolved), sum(x.sla_on_time), sum(x.sla_decided),
+           sum(x.csat_ratings), sum(x.csat_score_sum), sum(x.csat_sent), sum(x.csat_answered)
+      FROM (
+      SELECT ${hourOf('t.created_at')} AS hour, t.team_id, t.channel,
+             1 AS created, coalesce(extract(epoch FROM t.first_responded_at - t.created_at), 0) AS frt_sum, (t.first_responded_at IS NOT NULL)::int AS frt_n,
+             coalesce(extract(epoch FROM t.resolved_at - t.created_at), 0) AS res_sum, (t.resolved_at IS NOT NULL)::int AS res_n,
+             (t.reopened_count > 0)::int AS reopened, (t.resolved_at IS NOT NULL OR t.reopened_count > 0)::int AS ever_resolved,
+             (t.resolved_at IS NOT NULL AND t.reopened_count = 0
+               AND (SELECT count(*) FROM messages m WHERE m.tenant_id = t.tenant_id AND m.ticket_id = t.id AND m.is_agent AND NOT m.is_private) = 1)::int AS one_touch,
+             0 AS resolved, 0 AS sla_on_time, 0 AS sla_decided, 0 AS csat_ratings, 0 AS csat_score_sum, 0 AS csat_sent, 0 AS csat_answered
+        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+        JOIN tickets t ON t.tenant_id = ? AND t.created_at >= r.a AND t.created_at < r.b
+      UNION ALL
+      SELECT ${hourOf('t.resolved_at')}, t.team_id, t.channel, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0
+        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+        JOIN tickets t ON t.tenant_id = ? AND t.resolved_at >= r.a AND t.resolved_at < r.b
+      UNION ALL${sla}
+      UNION ALL
+      SELECT ${hourOf('s.submitted_at')}, t.team_id, t.channel, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, s.score, 0, 0
+        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+        JOIN csat_surveys s ON s.tenant_id = ? AND s.submitted_at >= r.a AND s.submitted_at < r.b
+        JOIN tickets t ON t.tenant_id = s.tenant_id AND t.id = s.ticket_id
+      UNION ALL
+      SELECT ${hourOf('s.created_at')}, t.team_id, t.channel, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, (s.submitted_at IS NOT NULL)::int
+        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+        JOIN csat_surveys s ON s.tenant_id = ? AND s.created_at >= r.a AND s.created_at < r.b
+        JOIN tickets t ON t.tenant_id = s.tenant_id AND t.id = s.ticket_id
+      ) x
+     GROUP BY x.hour, x.team_id, x.channel`,
+  [ctx.tenantId, NIL_UUID,
+    ...r, ctx.tenantId,
+    ...r, ctx.tenantId,
+    ...[0, 1, 2].flatMap(() => [ctx.tenantId, ...rangeBindings(ranges)]),
+    ...r, ctx.tenantId,
+    ...r, ctx.tenantId]);
+}
+
+/** Claims (locks) the dirty rows of hours in [from, to), at most `limit`, skipping those locked elsewhere. */
+async function claimDirty(ctx: Ctx, from: Date | null, to: Date, limit: number): Promise<Date[]> {
+  const result = await ctx.trx.raw(`
+    SELECT hour FROM report_rollup_dirty
+     WHERE tenant_id = ? AND hour >= ? AND hour < ?
+     ORDER BY hour LIMIT ? FOR UPDATE SKIP LOCKED`, [ctx.tenantId, from ?? new Date(0), to, limit]);
+  return (result.rows as Array<{ hour: Date }>).map((row) => new Date(row.hour));
+}
+
+async function clearDirty(ctx: Ctx, hours: Date[]): Promise<void> {
+  if (hours.length) await ctx.trx.raw('DELETE FROM report_rollup_dirty WHERE tenant_id = ? AND hour = ANY(?::timestamptz[])', [ctx.tenantId, hours]);
+}
+
+const DIRTY_BATCH = 500;
+const ADVANCE_CHUNK_MS = 31 * 24 * HOUR_MS;
+
+/**
+ * One tenant's run: advances `rolled_until` to the last whole hour before `now` (in chunks of a
+ * month, one transaction each), then recomputes the dirty hours before it (batches of 500). Each
+ * transaction first claims its dirty rows with FOR UPDATE SKIP LOCKED, then computes from the base
+ * tables, then clears only what it claimed: a change that commits later marks its hour again (its
+ * marking waits for the claim to end), so no stale hour is ever left clean.
+ */
+async function rollTenant(deps: Deps, tenantId: string, now: Date): Promise<{ hours_rolled: number; dirty_recomputed: number }> {
+  const totals = { hours_rolled: 0, dirty_recomputed: 0 };
+  const target = floorHour(now);
+  const run = <T>(fn: (ctx: Ctx) => Promise<T>) => inTransaction(deps, { tenantId, actor: SYSTEM_ACTOR, now }, fn);
+  for (;;) {
+    const step = await run(async (ctx) => {
+      // The state row is the tenant's claim: a concurrent run skips the tenant.
+      await ctx.trx.raw('INSERT INTO report_rollup_state (tenant_id, rolled_until) SELECT ?, coalesce(min(date_trunc(\'hour\', created_at, \'UTC\')), ?) FROM tickets WHERE tenant_id = ? ON CONFLICT (tenant_id) DO NOTHING', [tenantId, target, tenantId]);
+      const state = (await ctx.trx.raw('SELECT rolled_until FROM report_rollup_state WHERE tenant_id = ? FOR UPDATE SKIP LOCKED', [tenantId])).rows[0];
+      if (!state) return null;
+      const from = new Date(state.rolled_until);
+      if (from >= target) return null;
+      const to = new Date(Math.min(target.getTime(), from.getTime() + ADVANCE_CHUNK_MS));
+      const claimed = await claimDirty(ctx, from, to, 1_000_000);
+      await rollHours(ctx, { starts: [from], ends: [to] });
+      await clearDirty(ctx, claimed);
+      await ctx.trx('report_rollup_state').where({ tenant_id: tenantId }).update({ rolled_until: to });
+      return Math.round((to.getTime() - from.getTime()) / HOUR_MS);
+    });
+    if (step === null) break;
+    totals.hours_rolled += step;
+  }
+  for (;;) {
+    const done = await run(async (ctx) => {
+      const state = await ctx.trx('report_rollup_state').where({ tenant_id: tenantId }).first('rolled_until');
+      if (!state) return 0;
+      const hours = await claimDirty(ctx, null, new Date(state.rolled_until), DIRTY_BATCH);
+      await rollHours(ctx, merged(hours.map((h): [Date, Date] => [h, new Date(h.getTime() + HOUR_MS)])));
+      await clearDirty(ctx, hours);
+      return hours.length;
+    });
+    totals.dirty_recomputed += done;
+    if (done < DIRTY_BATCH) break;
+  }
+  return totals;
+}
+
+/** The `report-rollup` job: every tenant's rollups brought up to the last whole hour before `now`. */
+export async function reportRollup(deps: Deps, now: Date): Promise<Record<string, number>> {
+  const totals = { tenants: 0, hours_rolled: 0, dirty_recomputed: 0 };
+  for (const tenant of await listTenants(deps.db)) {
+    const one = await rollTenant(deps, tenant.id, now);
+    totals.tenants += 1;
+    totals.hours_rolled += one.hours_rolled;
+    totals.dirty_recomputed += one.dirty_recomputed;
+  }
+  return totals;
+}

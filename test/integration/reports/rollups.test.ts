@@ -1,0 +1,148 @@
+import t from 'tap';
+import { call, testApp, tenantFixture } from '../../helpers/app.js';
+import { grantLicense, licenseKeys } from '../../helpers/license.js';
+import { seedReportFixture } from '../../helpers/report-fixture.js';
+import { runJob } from '../../../src/jobs/runner.js';
+import { uuidv7 } from '../../../src/core/ids.js';
+import { wholeHourZone } from '../../../src/reports/volume.js';
+
+/**
+ * Report rollups are exact at read time (docs/reports.md "Rollups"): on the hand-computed data set
+ * of reports.test.ts, every rollup-backed report answers the same with no rollups (all live), after
+ * the `report-rollup` job, after late changes to past tickets (dirty hours read live), and after the
+ * job recomputed those hours — for whole-hour windows, windows with partial edge hours, filters and
+ * time zones.
+ */
+t.setTimeout(240_000);
+const keys = licenseKeys();
+const env = await testApp(t, { licensePublicKey: keys.publicKeyPem });
+const db = env.deps.db;
+
+const tenant = await tenantFixture(env);
+await grantLicense(env, tenant.id, keys);
+await call(env, 'PUT', '/business-hours', { token: tenant.admin.token, body: { timezone: 'Europe/Berlin', monday: { open: '09:00', close: '17:00' } } });
+const data = await seedReportFixture(env, tenant.id, tenant.admin.token);
+const other = await tenantFixture(env);
+await seedReportFixture(env, other.id, other.admin.token);
+
+const json = async (path: string) => {
+  const res = await call(env, 'GET', path, { token: tenant.admin.token });
+  if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${res.body}`);
+  return res.json();
+};
+const windows = [
+  { from: '2026-10-23T22:00:00.000Z', to: '2026-10-26T23:00:00.000Z' },
+  // Partial edge hours: T1 (22:30) and T4 (10:00) fall in hours the window covers only in part.
+  { from: '2026-10-23T22:15:00.000Z', to: '2026-10-26T10:05:00.000Z' },
+  { from: '2026-10-01T00:00:00.000Z', to: '2026-11-01T00:00:00.000Z' },
+];
+const paths = () => windows.flatMap((w) => {
+  const q = (extra: Record<string, string> = {}) => new URLSearchParams({ ...w, ...extra }).toString();
+  return [
+    `/reports/overview?${q()}`, `/reports/overview?${q({ team_id: data.teamX })}`, `/reports/overview?${q({ channel: 'api' })}`,
+    `/reports/overview?${q({ channel: 'email', team_id: data.teamX })}`,
+    `/analytics/overview?${q()}`, `/analytics/overview?${q({ channel: 'email' })}`,
+    ...['Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe'].flatMap((tz) => [
+      ...['day', 'week', 'month'].map((interval) => `/reports/volume?${q({ tz, interval })}`),
+      `/reports/volume?${q({ tz, interval: 'day', team_id: data.teamX })}`,
+      `/analytics/heatmap?${q({ tz })}`, `/analytics/heatmap?${q({ tz, channel: 'email' })}`,
+    ]),
+  ];
+});
+const snapshot = async () => Object.fromEntries(await Promise.all(paths().map(async (p) => [p, await json(p)] as const)));
+/** The live definition: the same reports with the tenant's rollups out of use (no rollup state). */
+const liveSnapshot = async () => {
+  const state = await db('report_rollup_state').where({ tenant_id: tenant.id }).first();
+  await db('report_rollup_state').where({ tenant_id: tenant.id }).delete();
+  try {
+    return await snapshot();
+  } finally {
+    if (state) await db('report_rollup_state').insert(state);
+  }
+};
+const dirtyCount = async () => Number((await db('report_rollup_dirty').where({ tenant_id: tenant.id }).count({ n: '*' }))[0]!.n);
+const NOW = new Date('2026-11-01T00:30:00Z');
+
+const live = await snapshot();
+t.equal(live[paths()[0]!].total_tickets_created, 4, 'the hand-computed figure (reports.test.ts)');
+
+t.test('the job rolls every whole hour up; reports answer the same from the rollups', async (t) => {
+  const run = await runJob(env.deps, 'report-rollup', { now: NOW });
+  t.equal(run.status, 'succeeded');
+  t.ok((run.result as { hours_rolled: number }).hours_rolled > 0);
+  const state = await db('report_rollup_state').where({ tenant_id: tenant.id }).first();
+  t.same(new Date(state.rolled_until).toISOString(), '2026-11-01T00:00:00.000Z', 'up to the last whole hour before now');
+  t.equal(await dirtyCount(), 0, 'every dirty hour recomputed');
+  t.ok(Number((await db('report_rollup_hours').where({ tenant_id: tenant.id }).count({ n: '*' }))[0]!.n) > 0);
+  t.same(await snapshot(), live, 'same figures with and without rollups');
+
+  const again = await runJob(env.deps, 'report-rollup', { now: NOW });
+  t.match(again.result, { hours_rolled: 0, dirty_recomputed: 0 }, 'idempotent: nothing left to do');
+  t.same(await snapshot(), live);
+});
+
+t.test('wholeHourZone: only zones a whole number of hours off UTC all through the window re-bucket rollups', async (t) => {
+  const w = [new Date('2026-01-01T00:00:00Z'), new Date('2026-12-31T00:00:00Z')] as const;
+  t.ok(wholeHourZone('Europe/Berlin', ...w));
+  t.ok(wholeHourZone('America/New_York', ...w));
+  t.notOk(wholeHourZone('Asia/Kolkata', ...w));
+  t.notOk(wholeHourZone('Asia/Kathmandu', ...w));
+  t.notOk(wholeHourZone('Australia/Lord_Howe', ...w), '+10:30 standard time');
+});
+
+t.test('reports really read the rollups for whole clean hours', async (t) => {
+  // T2 was created 2026-10-25 00:30 UTC; bend its rolled-up hour and the overview follows.
+  const hour = { tenant_id: tenant.id, hour: new Date('2026-10-25T00:00:00Z') };
+  t.equal(await db('report_rollup_hours').where(hour).increment('created', 100), 1);
+  const bent = await json(`/reports/overview?${new URLSearchParams(windows[0]!)}`);
+  t.equal(bent.total_tickets_created, 104);
+  const day = await json(`/reports/volume?${new URLSearchParams({ ...windows[0]!, tz: 'Europe/Berlin', interval: 'day' })}`);
+  t.equal(day.series[1].created, 102, 'Berlin Sunday 25 October: T2 (bent by 100) and T3');
+  const kolkata = await json(`/reports/volume?${new URLSearchParams({ ...windows[0]!, tz: 'Asia/Kolkata', interval: 'month' })}`);
+  t.equal(kolkata.series[0].created, 4, 'a half-hour zone is answered live');
+  await db('report_rollup_hours').where(hour).decrement('created', 100);
+  t.same(await snapshot(), live);
+});
+
+t.test('late changes to past tickets: dirty hours are read live, the job brings them back', async (t) => {
+  await db.transaction(async (trx) => {
+    // T1 reopened (resolved in W, now open again, counted once).
+    await trx('tickets').where({ tenant_id: tenant.id, id: data.T1 }).update({ resolved_at: null, status_id: data.v.status.open, reopened_count: 1 });
+    // T2 resolved later, its resolution target met.
+    await trx('tickets').where({ tenant_id: tenant.id, id: data.T2 }).update({
+      resolved_at: new Date('2026-10-26T05:00:00Z'),
+      sla: JSON.stringify({ paused: false, first_response: { met_at: null, breached_at: '2026-10-25T01:30:00.000Z' }, next_response: {}, resolution: { met_at: '2026-10-26T05:00:00.000Z', breached_at: null } }),
+    });
+    // T4 leaves team X: its own figures and its survey's move out of the team filter.
+    await trx('tickets').where({ tenant_id: tenant.id, id: data.T4 }).update({ team_id: null });
+  });
+  // A late rating of S3 (sent in W, rated after it) and a second public reply on T4 (no longer one-touch).
+  await db('csat_surveys').where({ tenant_id: tenant.id, ticket_id: data.T0, score: null }).update({ score: 3, submitted_at: new Date('2026-10-30T09:00:00Z') });
+  await db('messages').insert({
+    tenant_id: tenant.id, id: uuidv7(), ticket_id: data.T4, body: 'late', author_id: data.agentA.id, author_name: 'x',
+    is_agent: true, is_private: false, channel: 'email', created_at: new Date('2026-10-29T08:00:00Z'),
+  });
+  t.ok(await dirtyCount() > 0, 'the changes marked their hours dirty');
+
+  const expected = await liveSnapshot();
+  t.not(JSON.stringify(expected), JSON.stringify(live), 'the figures did change');
+  const w = expected[paths()[0]!];
+  t.equal(w.total_tickets_resolved, 3, 'T0, T2, T4 (T1 reopened)');
+  t.equal(w.csat_response_rate, 1, 'S1, S2 and now S3 (sent in W, rated after it) answered; it was 2 / 3');
+  t.equal(expected[`/reports/overview?${new URLSearchParams({ ...windows[0]!, team_id: data.teamX })}`].total_tickets_created, 0, 'team X has no ticket left');
+  t.same(await snapshot(), expected, 'with stale rollups for the dirty hours, reads still equal the live definition');
+
+  const run = await runJob(env.deps, 'report-rollup', { now: NOW });
+  t.ok((run.result as { dirty_recomputed: number }).dirty_recomputed > 0);
+  t.equal(await dirtyCount(), 0);
+  t.same(await snapshot(), expected, 'and after the job recomputed them');
+});
+
+t.test('a change at or after rolled_until needs no rollup: the hours are live until the next run', async (t) => {
+  const late = { tenant_id: tenant.id, ticket_id: data.T1, token_hash: uuidv7(), token_encrypted: 'x', expires_at: new Date('2027-01-01T00:00:00Z') };
+  await db('csat_surveys').insert({ ...late, id: uuidv7(), created_at: new Date('2026-10-31T23:59:00Z'), score: 1, submitted_at: new Date('2026-11-01T00:10:00Z') });
+  const window = { from: '2026-10-31T00:00:00.000Z', to: '2026-11-01T01:00:00.000Z' };
+  const o = await json(`/reports/overview?${new URLSearchParams(window)}`);
+  t.equal(o.csat_average_score, 1, 'the rating after rolled_until, read live');
+  t.equal(o.csat_response_rate, 1, 'the survey sent in a rolled-up hour that is now dirty, read live');
+});
