@@ -218,6 +218,32 @@ async function rollAgentHours(ctx: Ctx, ranges: Ranges): Promise<void> {
   [ctx.tenantId, NIL_UUID, ...r, ctx.tenantId, ...r, ctx.tenantId, ...r, ctx.tenantId, ...r, ctx.tenantId]);
 }
 
+/** The breach event types and their text instant, as the breaches list reads them (`events_sla_breaches`). */
+export const BREACH_TYPES = ['ticket.first_response_breached', 'ticket.next_response_breached', 'ticket.sla_breached'];
+/** An hour's start as the RFC 3339 text the breaches list compares `data->>'at'` with (`Date#toISOString`). */
+const isoText = (expr: string) => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * Recomputes the breach rollup rows of the given whole hours: each hour counts the breach events
+ * whose text instant lies in [hour, hour + 1 h) compared as text, exactly the live list's condition.
+ */
+async function rollBreachHours(ctx: Ctx, ranges: Ranges): Promise<void> {
+  if (!ranges.starts.length) return;
+  const r = [ranges.starts, ranges.ends];
+  await ctx.trx.raw(`
+    DELETE FROM report_rollup_breach_hours h USING unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+     WHERE h.tenant_id = ? AND h.hour >= r.a AND h.hour < r.b`, [...r, ctx.tenantId]);
+  await ctx.trx.raw(`
+    INSERT INTO report_rollup_breach_hours (tenant_id, hour, team_key, channel, breaches)
+    SELECT ?, g.hour, coalesce(t.team_id, ?::uuid), coalesce(t.channel, ''), count(*)
+      FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+     CROSS JOIN LATERAL generate_series(r.a, r.b - interval '1 hour', interval '1 hour') AS g(hour)
+      JOIN events e ON e.tenant_id = ? AND e.type IN (${BREACH_TYPES.map(() => '?').join(', ')})
+                   AND e.data->>'at' >= ${isoText('g.hour')} AND e.data->>'at' < ${isoText("g.hour + interval '1 hour'")}
+      LEFT JOIN tickets t ON t.tenant_id = e.tenant_id AND t.id = e.ticket_id
+     GROUP BY 2, 3, 4`, [ctx.tenantId, NIL_UUID, ...r, ctx.tenantId, ...BREACH_TYPES]);
+}
+
 /** Claims (locks) the dirty rows of hours in [from, to), at most `limit`, skipping those locked elsewhere. */
 async function claimDirty(ctx: Ctx, from: Date | null, to: Date, limit: number): Promise<Date[]> {
   const result = await ctx.trx.raw(`
@@ -257,6 +283,7 @@ async function rollTenant(deps: Deps, tenantId: string, now: Date): Promise<{ ho
       const claimed = await claimDirty(ctx, from, to, 1_000_000);
       await rollHours(ctx, { starts: [from], ends: [to] });
       await rollAgentHours(ctx, { starts: [from], ends: [to] });
+      await rollBreachHours(ctx, { starts: [from], ends: [to] });
       await clearDirty(ctx, claimed);
       await ctx.trx('report_rollup_state').where({ tenant_id: tenantId }).update({ rolled_until: to });
       return Math.round((to.getTime() - from.getTime()) / HOUR_MS);
@@ -272,6 +299,7 @@ async function rollTenant(deps: Deps, tenantId: string, now: Date): Promise<{ ho
       const ranges = merged(hours.map((h): [Date, Date] => [h, new Date(h.getTime() + HOUR_MS)]));
       await rollHours(ctx, ranges);
       await rollAgentHours(ctx, ranges);
+      await rollBreachHours(ctx, ranges);
       await clearDirty(ctx, hours);
       return hours.length;
     });

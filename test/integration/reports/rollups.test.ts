@@ -44,6 +44,8 @@ const paths = () => windows.flatMap((w) => {
     `/analytics/overview?${q()}`, `/analytics/overview?${q({ channel: 'email' })}`,
     `/reports/agents?${q()}`, `/reports/agents?${q({ team_id: data.teamX })}`, `/reports/agents?${q({ channel: 'email' })}`,
     `/reports/agents?${q({ channel: 'email', team_id: data.teamX })}`, `/reports/me?${q()}`,
+    `/reports/sla-breaches?${q()}`, `/reports/sla-breaches?${q({ channel: 'api' })}`, `/reports/sla-breaches?${q({ team_id: data.teamX })}`,
+    `/reports/sla-breaches?${q({ page_size: '1', page: '2' })}`,
     ...['Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe'].flatMap((tz) => [
       ...['day', 'week', 'month'].map((interval) => `/reports/volume?${q({ tz, interval })}`),
       `/reports/volume?${q({ tz, interval: 'day', team_id: data.teamX })}`,
@@ -105,6 +107,11 @@ t.test('reports really read the rollups for whole clean hours', async (t) => {
   const liveAnna = live[`/reports/agents?${new URLSearchParams(windows[0]!)}`].data.find((a: { agent_id: string }) => a.agent_id === data.agentA.id);
   t.equal(anna.public_replies, liveAnna.public_replies + 100, 'the agents report reads the agent rollups');
   await db('report_rollup_agent_hours').where(agentHour).decrement('replies', 100);
+  const breachHour = { tenant_id: tenant.id, hour: new Date('2026-10-25T01:00:00Z') };
+  t.equal(await db('report_rollup_breach_hours').where(breachHour).increment('breaches', 100), 1, 'T2 breached at 01:30');
+  const breaches = await json(`/reports/sla-breaches?${new URLSearchParams(windows[0]!)}`);
+  t.equal(breaches.meta.total, live[`/reports/sla-breaches?${new URLSearchParams(windows[0]!)}`].meta.total + 100, 'the breach total reads the breach rollups');
+  await db('report_rollup_breach_hours').where(breachHour).decrement('breaches', 100);
   const day = await json(`/reports/volume?${new URLSearchParams({ ...windows[0]!, tz: 'Europe/Berlin', interval: 'day' })}`);
   t.equal(day.series[1].created, 102, 'Berlin Sunday 25 October: T2 (bent by 100) and T3');
   const kolkata = await json(`/reports/volume?${new URLSearchParams({ ...windows[0]!, tz: 'Asia/Kolkata', interval: 'month' })}`);
@@ -126,6 +133,14 @@ t.test('late changes to past tickets: dirty hours are read live, the job brings 
     await trx('tickets').where({ tenant_id: tenant.id, id: data.T4 }).update({ team_id: null });
     // T0 (rated S1) passes from Bert to Anna: its figures and its rating follow the new assignee.
     await trx('tickets').where({ tenant_id: tenant.id, id: data.T0 }).update({ assigned_agent_id: data.agentA.id });
+    // T2 moves from the api channel to email: its breach follows it under the channel filter.
+    await trx('tickets').where({ tenant_id: tenant.id, id: data.T2 }).update({ channel: 'email' });
+    // A late breach event for T4, in a rolled-up hour.
+    await trx('events').insert({
+      tenant_id: tenant.id, id: uuidv7(), type: 'ticket.next_response_breached', ticket_id: data.T4, subject_type: 'ticket', subject_id: data.T4,
+      from_value: '2026-10-26T10:40:00.000Z', created_at: new Date('2026-10-26T10:40:00Z'),
+      data: JSON.stringify({ ticket_id: data.T4, target: 'next_response', from: '2026-10-26T10:40:00.000Z', to: null, at: '2026-10-26T10:40:00.000Z', actor_id: null, actor_name: null }),
+    });
     // Bert's reply on T4 is re-attributed to Anna (an author change of a reply in a rolled-up hour).
     await trx('messages').where({ tenant_id: tenant.id, ticket_id: data.T4, author_id: data.agentB.id, is_private: false }).update({ author_id: data.agentA.id });
   });
@@ -146,6 +161,9 @@ t.test('late changes to past tickets: dirty hours are read live, the job brings 
   const agents = expected[`/reports/agents?${new URLSearchParams(windows[2]!)}`].data;
   const before = live[`/reports/agents?${new URLSearchParams(windows[2]!)}`].data;
   t.not(JSON.stringify(agents), JSON.stringify(before), 'the agent figures did change');
+  const q0 = new URLSearchParams(windows[0]!);
+  t.equal(expected[`/reports/sla-breaches?${q0}`].meta.total, live[`/reports/sla-breaches?${q0}`].meta.total + 1, 'the late breach counts');
+  t.equal(expected[`/reports/sla-breaches?${new URLSearchParams({ ...windows[0]!, channel: 'api' })}`].meta.total, 0, 'T2 left the api channel');
   t.same(await snapshot(), expected, 'with stale rollups for the dirty hours, reads still equal the live definition');
 
   const run = await runJob(env.deps, 'report-rollup', { now: NOW });
