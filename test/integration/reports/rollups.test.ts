@@ -28,7 +28,7 @@ await seedReportFixture(env, other.id, other.admin.token);
 const json = async (path: string) => {
   const res = await call(env, 'GET', path, { token: tenant.admin.token });
   if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${res.body}`);
-  return res.json();
+  return String(res.headers['content-type']).includes('csv') ? res.body : res.json();
 };
 const windows = [
   { from: '2026-10-23T22:00:00.000Z', to: '2026-10-26T23:00:00.000Z' },
@@ -46,6 +46,11 @@ const paths = () => windows.flatMap((w) => {
     `/reports/agents?${q({ channel: 'email', team_id: data.teamX })}`, `/reports/me?${q()}`,
     `/reports/sla-breaches?${q()}`, `/reports/sla-breaches?${q({ channel: 'api' })}`, `/reports/sla-breaches?${q({ team_id: data.teamX })}`,
     `/reports/sla-breaches?${q({ page_size: '1', page: '2' })}`,
+    ...['day', 'week', 'month', 'hour', 'weekday', 'channel', 'team'].map((group_by) => `/reports/run?${q({ report: 'tickets_created', group_by })}`),
+    `/reports/run?${q({ report: 'tickets_created', group_by: 'team', channel: 'email' })}`,
+    `/reports/run?${q({ report: 'tickets_created', group_by: 'day', tz: 'America/New_York', team_id: data.teamX })}`,
+    `/reports/run?${q({ report: 'tickets_created', group_by: 'hour', tz: 'Asia/Kolkata' })}`,
+    `/reports/run?${q({ report: 'tickets_created', group_by: 'weekday', tz: 'Europe/Berlin', format: 'csv' })}`,
     ...['Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe'].flatMap((tz) => [
       ...['day', 'week', 'month'].map((interval) => `/reports/volume?${q({ tz, interval })}`),
       `/reports/volume?${q({ tz, interval: 'day', team_id: data.teamX })}`,
@@ -112,6 +117,8 @@ t.test('reports really read the rollups for whole clean hours', async (t) => {
   const breaches = await json(`/reports/sla-breaches?${new URLSearchParams(windows[0]!)}`);
   t.equal(breaches.meta.total, live[`/reports/sla-breaches?${new URLSearchParams(windows[0]!)}`].meta.total + 100, 'the breach total reads the breach rollups');
   await db('report_rollup_breach_hours').where(breachHour).decrement('breaches', 100);
+  const run = await json(`/reports/run?${new URLSearchParams({ ...windows[0]!, report: 'tickets_created', group_by: 'channel' })}`);
+  t.same(run.rows.find((r: unknown[]) => r[0] === 'api').slice(0, 2), ['api', 101], 'tickets_created runs read the rollups (T2, bent by 100)');
   const day = await json(`/reports/volume?${new URLSearchParams({ ...windows[0]!, tz: 'Europe/Berlin', interval: 'day' })}`);
   t.equal(day.series[1].created, 102, 'Berlin Sunday 25 October: T2 (bent by 100) and T3');
   const kolkata = await json(`/reports/volume?${new URLSearchParams({ ...windows[0]!, tz: 'Asia/Kolkata', interval: 'month' })}`);
