@@ -1,8 +1,8 @@
 import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { hasTicketFilter, ticketFilter, type Filters } from './filters.js';
-import { slaOutcomesSql } from './overview.js';
-import { coverage, coveredSql, inReportSnapshot, rollupFilter, type Coverage } from './rollup.js';
+import { outcomeAt, SLA_TARGETS, slaOutcomesSql } from './overview.js';
+import { coverage, coveredSql, inReportSnapshot, rangeBindings, rollupFilter, textRanges, type Coverage } from './rollup.js';
 import { wholeHourZone } from './volume.js';
 
 /**
@@ -211,14 +211,17 @@ export function prepareRun(ctx: Ctx, f: Filters, input: RunInput): PreparedRun {
     cell(r.k, dim.time), ...(label ? [cell(r.label)] : []), ...report.metrics.map((m) => cell(r[m.key])),
   ];
   const order = `${key} NULLS FIRST${label ? `, d.${label.column}` : ''}`;
-  const rolled = report.key === 'tickets_created' && ROLLED_CREATED_DIMENSIONS.includes(groupBy);
+  const reportKey = report.key;
+  const rolled = (report.key === 'tickets_created' && ROLLED_CREATED_DIMENSIONS.includes(groupBy))
+    || (report.key === 'sla_outcomes' && ROLLED_SLA_DIMENSIONS.includes(groupBy));
 
   async function* pages(limit = Number.POSITIVE_INFINITY): AsyncGenerator<Cell[][]> {
     if (rolled) {
       const rows = await inReportSnapshot(ctx, async (ctx) => {
         const useRollups = dim.time || groupBy === 'hour' || groupBy === 'weekday' ? wholeHourZone(f.tz, f.from, f.to) : true;
-        const created = createdFromRollups(ctx, f, await coverage(ctx, f.from, f.to, useRollups));
-        return (await ctx.trx.raw(`SELECT ${selectDim}, ${CREATED_SUMS} FROM (${created.sql}) x${join} GROUP BY ${groupCols} ORDER BY ${order}`, created.bindings)).rows;
+        const cov = await coverage(ctx, f.from, f.to, useRollups);
+        const [rolledSource, sums] = reportKey === 'sla_outcomes' ? [slaFromRollups(ctx, f, cov), SLA_SUMS] : [createdFromRollups(ctx, f, cov), CREATED_SUMS];
+        return (await ctx.trx.raw(`SELECT ${selectDim}, ${sums} FROM (${rolledSource.sql}) x${join} GROUP BY ${groupCols} ORDER BY ${order}`, rolledSource.bindings)).rows;
       });
       yield (rows as Record<string, unknown>[]).slice(0, Number.isFinite(limit) ? limit : undefined).map(toRow);
       return;
@@ -276,6 +279,29 @@ function createdFromRollups(ctx: Ctx, f: Filters, cov: Coverage): { sql: string;
         FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
         JOIN tickets t ON t.tenant_id = ? AND t.created_at >= r.a AND t.created_at < r.b${filter.sql}`,
     bindings: [...covered.bindings, ...rf.bindings, cov.live.starts, cov.live.ends, ctx.tenantId, ...filter.bindings],
+  };
+}
+
+/** sla_outcomes grouped by target, time, channel or team: `report_rollup_sla_hours` likewise. */
+const ROLLED_SLA_DIMENSIONS = ['target', 'day', 'week', 'month', 'channel', 'team'];
+const SLA_SUMS = `sum(x.n)::int AS decided, sum(x.on_time)::int AS met_on_time, (sum(x.n) - sum(x.on_time))::int AS breached,
+  sum(x.on_time)::float8 / sum(x.n) AS compliance_rate`;
+
+function slaFromRollups(ctx: Ctx, f: Filters, cov: Coverage): { sql: string; bindings: any[] } {
+  const covered = coveredSql(ctx, cov);
+  const rf = rollupFilter(f);
+  const filter = ticketFilter(f);
+  const live = SLA_TARGETS.map((target) => `
+      SELECT ${outcomeAt(target)}::timestamptz, t.tenant_id, t.channel, t.team_id, '${target}'::text, 1, ((t.sla->'${target}'->>'breached_at') IS NULL)::int
+        FROM tickets t
+       WHERE t.tenant_id = ? AND (${textRanges(outcomeAt(target), cov.live.starts.length)})${filter.sql}`).join('\n      UNION ALL');
+  return {
+    sql: `
+      SELECT h.hour AS at, h.tenant_id, h.channel, nullif(h.team_key, '${NIL_TEAM}'::uuid) AS team_id, h.target, h.decided AS n, h.on_time
+        FROM report_rollup_sla_hours h
+       WHERE ${covered.sql}${rf.sql}
+      UNION ALL${live}`,
+    bindings: [...covered.bindings, ...rf.bindings, ...SLA_TARGETS.flatMap(() => [ctx.tenantId, ...rangeBindings(cov.live), ...filter.bindings])],
   };
 }
 

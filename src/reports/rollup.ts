@@ -244,6 +244,27 @@ async function rollBreachHours(ctx: Ctx, ranges: Ranges): Promise<void> {
      GROUP BY 2, 3, 4`, [ctx.tenantId, NIL_UUID, ...r, ctx.tenantId, ...BREACH_TYPES]);
 }
 
+/** Recomputes the per-target SLA outcome rollup rows of the given whole hours (as `rollHours` does its totals). */
+async function rollSlaHours(ctx: Ctx, ranges: Ranges): Promise<void> {
+  if (!ranges.starts.length) return;
+  const r = [ranges.starts, ranges.ends];
+  await ctx.trx.raw(`
+    DELETE FROM report_rollup_sla_hours h USING unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+     WHERE h.tenant_id = ? AND h.hour >= r.a AND h.hour < r.b`, [...r, ctx.tenantId]);
+  const targets = ['first_response', 'next_response', 'resolution'];
+  const parts = targets.map((target) => `
+      SELECT ${hourOf(`${decided(target)}::timestamptz`)} AS hour, t.team_id, t.channel, '${target}'::text AS target,
+             ((t.sla->'${target}'->>'breached_at') IS NULL)::int AS on_time
+        FROM tickets t
+       WHERE t.tenant_id = ? AND (${textRanges(decided(target), ranges.starts.length)})`).join('\n      UNION ALL');
+  await ctx.trx.raw(`
+    INSERT INTO report_rollup_sla_hours (tenant_id, hour, team_key, channel, target, decided, on_time)
+    SELECT ?, x.hour, coalesce(x.team_id, ?::uuid), x.channel, x.target, count(*), sum(x.on_time)
+      FROM (${parts}) x
+     GROUP BY x.hour, x.team_id, x.channel, x.target`,
+  [ctx.tenantId, NIL_UUID, ...targets.flatMap(() => [ctx.tenantId, ...rangeBindings(ranges)])]);
+}
+
 /** Claims (locks) the dirty rows of hours in [from, to), at most `limit`, skipping those locked elsewhere. */
 async function claimDirty(ctx: Ctx, from: Date | null, to: Date, limit: number): Promise<Date[]> {
   const result = await ctx.trx.raw(`
@@ -284,6 +305,7 @@ async function rollTenant(deps: Deps, tenantId: string, now: Date): Promise<{ ho
       await rollHours(ctx, { starts: [from], ends: [to] });
       await rollAgentHours(ctx, { starts: [from], ends: [to] });
       await rollBreachHours(ctx, { starts: [from], ends: [to] });
+      await rollSlaHours(ctx, { starts: [from], ends: [to] });
       await clearDirty(ctx, claimed);
       await ctx.trx('report_rollup_state').where({ tenant_id: tenantId }).update({ rolled_until: to });
       return Math.round((to.getTime() - from.getTime()) / HOUR_MS);
@@ -300,6 +322,7 @@ async function rollTenant(deps: Deps, tenantId: string, now: Date): Promise<{ ho
       await rollHours(ctx, ranges);
       await rollAgentHours(ctx, ranges);
       await rollBreachHours(ctx, ranges);
+      await rollSlaHours(ctx, ranges);
       await clearDirty(ctx, hours);
       return hours.length;
     });

@@ -48,6 +48,9 @@ const paths = () => windows.flatMap((w) => {
     `/reports/sla-breaches?${q({ page_size: '1', page: '2' })}`,
     ...['day', 'week', 'month', 'hour', 'weekday', 'channel', 'team'].map((group_by) => `/reports/run?${q({ report: 'tickets_created', group_by })}`),
     `/reports/run?${q({ report: 'tickets_created', group_by: 'team', channel: 'email' })}`,
+    ...['target', 'day', 'week', 'month', 'channel', 'team'].map((group_by) => `/reports/run?${q({ report: 'sla_outcomes', group_by })}`),
+    `/reports/run?${q({ report: 'sla_outcomes', group_by: 'target', channel: 'api' })}`,
+    `/reports/run?${q({ report: 'sla_outcomes', group_by: 'day', tz: 'Asia/Kolkata', format: 'csv' })}`,
     `/reports/run?${q({ report: 'tickets_created', group_by: 'day', tz: 'America/New_York', team_id: data.teamX })}`,
     `/reports/run?${q({ report: 'tickets_created', group_by: 'hour', tz: 'Asia/Kolkata' })}`,
     `/reports/run?${q({ report: 'tickets_created', group_by: 'weekday', tz: 'Europe/Berlin', format: 'csv' })}`,
@@ -119,6 +122,12 @@ t.test('reports really read the rollups for whole clean hours', async (t) => {
   await db('report_rollup_breach_hours').where(breachHour).decrement('breaches', 100);
   const run = await json(`/reports/run?${new URLSearchParams({ ...windows[0]!, report: 'tickets_created', group_by: 'channel' })}`);
   t.same(run.rows.find((r: unknown[]) => r[0] === 'api').slice(0, 2), ['api', 101], 'tickets_created runs read the rollups (T2, bent by 100)');
+  const slaHour = { tenant_id: tenant.id, hour: new Date('2026-10-25T01:00:00Z'), target: 'first_response' };
+  t.equal(await db('report_rollup_sla_hours').where(slaHour).increment('decided', 100), 1, 'T2 first response breached at 01:30');
+  const sla = await json(`/reports/run?${new URLSearchParams({ ...windows[0]!, report: 'sla_outcomes', group_by: 'target' })}`);
+  const liveSla = live[`/reports/run?${new URLSearchParams({ ...windows[0]!, report: 'sla_outcomes', group_by: 'target' })}`];
+  t.equal(sla.rows.find((r: unknown[]) => r[0] === 'first_response')[1], liveSla.rows.find((r: unknown[]) => r[0] === 'first_response')[1] + 100, 'sla_outcomes runs read the SLA rollups');
+  await db('report_rollup_sla_hours').where(slaHour).decrement('decided', 100);
   const day = await json(`/reports/volume?${new URLSearchParams({ ...windows[0]!, tz: 'Europe/Berlin', interval: 'day' })}`);
   t.equal(day.series[1].created, 102, 'Berlin Sunday 25 October: T2 (bent by 100) and T3');
   const kolkata = await json(`/reports/volume?${new URLSearchParams({ ...windows[0]!, tz: 'Asia/Kolkata', interval: 'month' })}`);
