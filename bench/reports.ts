@@ -154,7 +154,7 @@ async function main(): Promise<void> {
     const rollStarted = performance.now();
     const rolled = await reportRollup(deps, new Date(END));
     console.log(`report-rollup: ${JSON.stringify(rolled)} in ${((performance.now() - rollStarted) / 1000).toFixed(1)} s`);
-    await deps.db.raw('ANALYZE report_rollup_hours, report_rollup_dirty, report_rollup_state');
+    await deps.db.raw('ANALYZE report_rollup_hours, report_rollup_agent_hours, report_rollup_dirty, report_rollup_state');
 
     const app = await buildApp(deps);
     const year = { from: '2025-11-27T00:00:00Z', to: END };
@@ -163,7 +163,7 @@ async function main(): Promise<void> {
     const cases: Array<[string, Record<string, string>]> = [
       ['/reports/overview', {}], ['/reports/overview', { team_id: team, channel: 'email' }],
       ['/reports/volume', { interval: 'day', tz: 'Europe/Berlin' }], ['/reports/volume', { interval: 'month', tz: 'America/New_York' }],
-      ['/reports/agents', {}], ['/reports/sla-breaches', {}], ['/reports/csat-ratings', {}],
+      ['/reports/agents', {}], ['/reports/me', {}], ['/reports/sla-breaches', {}], ['/reports/csat-ratings', {}],
       ['/reports/catalog', {}],
       ...['tickets_created', 'tickets_resolved', 'sla_outcomes', 'csat_ratings', 'agent_replies'].map((report) =>
         ['/reports/run', { report }] as [string, Record<string, string>]),

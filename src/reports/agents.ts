@@ -1,6 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { hasTicketFilter, num, ticketFilter, type Filters } from './filters.js';
+import { coverage, coveredSql, inReportSnapshot, rollupFilter, textRanges, type Coverage } from './rollup.js';
 
 export interface AgentRow {
   agent_id: string;
@@ -23,36 +24,79 @@ export interface AgentRow {
  * - csat_average_score: ratings submitted in the window on tickets assigned to the agent.
  */
 async function agentRows(ctx: Ctx, f: Filters, onlyUserId?: string): Promise<AgentRow[]> {
+  return inReportSnapshot(ctx, async (ctx) => agentRowsIn(ctx, f, await coverage(ctx, f.from, f.to), onlyUserId));
+}
+
+/**
+ * The agents report over the covered rollup hours (`report_rollup_agent_hours`) plus the same
+ * parts computed live over the rest of the window, summed per agent in one statement; averages
+ * recombined as total sum ÷ total count in numeric, as `avg()` computes them.
+ */
+async function agentRowsIn(ctx: Ctx, f: Filters, cov: Coverage, onlyUserId?: string): Promise<AgentRow[]> {
   const filter = ticketFilter(f);
+  const rf = rollupFilter(f);
+  const covered = coveredSql(ctx, cov);
+  const r = [cov.live.starts, cov.live.ends];
   const messageJoin = hasTicketFilter(f) ? ` JOIN tickets t ON t.tenant_id = m.tenant_id AND t.id = m.ticket_id${filter.sql}` : '';
   // The caller's own row is answered even while it has nothing in the window.
   const only = onlyUserId ? ' AND u.id = ?' : ' AND (u.active OR c.id IS NOT NULL OR r.id IS NOT NULL OR p.id IS NOT NULL OR s.id IS NOT NULL)';
   const result = await ctx.trx.raw(`
-    WITH created AS (
-      SELECT t.assigned_agent_id AS id, count(*)::int AS n,
-             avg(extract(epoch FROM t.first_responded_at - t.created_at))::float8 AS avg_first_response,
-             avg(extract(epoch FROM t.resolved_at - t.created_at))::float8 AS avg_resolution
-        FROM tickets t
-       WHERE t.tenant_id = ? AND t.created_at >= ? AND t.created_at < ? AND t.assigned_agent_id IS NOT NULL${filter.sql}
+    WITH roll AS (
+      SELECT h.agent_id AS id, sum(h.created) AS created, sum(h.frt_sum) AS frt_sum, sum(h.frt_n) AS frt_n,
+             sum(h.res_sum) AS res_sum, sum(h.res_n) AS res_n, sum(h.resolved) AS resolved, sum(h.replies) AS replies,
+             sum(h.csat_ratings) AS ratings, sum(h.csat_score_sum) AS score_sum
+        FROM report_rollup_agent_hours h
+       WHERE ${covered.sql}${rf.sql}
        GROUP BY 1
+    ), created AS (
+      SELECT id, sum(n) AS n, sum(frt_sum) / nullif(sum(frt_n), 0) AS avg_first_response, sum(res_sum) / nullif(sum(res_n), 0) AS avg_resolution
+        FROM (
+          SELECT id, created AS n, frt_sum, frt_n, res_sum, res_n FROM roll WHERE created > 0
+          UNION ALL
+          SELECT t.assigned_agent_id, count(*), coalesce(sum(extract(epoch FROM t.first_responded_at - t.created_at)), 0), count(t.first_responded_at),
+                 coalesce(sum(extract(epoch FROM t.resolved_at - t.created_at)), 0), count(t.resolved_at)
+            FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+            JOIN tickets t ON t.tenant_id = ? AND t.created_at >= r.a AND t.created_at < r.b
+           WHERE t.assigned_agent_id IS NOT NULL${filter.sql}
+           GROUP BY 1
+        ) x
+       GROUP BY id
     ), resolved AS (
-      SELECT t.assigned_agent_id AS id, count(*)::int AS n
-        FROM tickets t
-       WHERE t.tenant_id = ? AND t.resolved_at >= ? AND t.resolved_at < ? AND t.assigned_agent_id IS NOT NULL${filter.sql}
-       GROUP BY 1
+      SELECT id, sum(n) AS n FROM (
+          SELECT id, resolved AS n FROM roll WHERE resolved > 0
+          UNION ALL
+          SELECT t.assigned_agent_id, count(*)
+            FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+            JOIN tickets t ON t.tenant_id = ? AND t.resolved_at >= r.a AND t.resolved_at < r.b
+           WHERE t.assigned_agent_id IS NOT NULL${filter.sql}
+           GROUP BY 1
+        ) x
+       GROUP BY id
     ), replies AS (
-      SELECT m.author_id AS id, count(*)::int AS n
-        FROM messages m${messageJoin}
-       WHERE m.tenant_id = ? AND m.is_agent AND NOT m.is_private AND m.created_at >= ? AND m.created_at < ? AND m.author_id IS NOT NULL
-       GROUP BY 1
+      SELECT id, sum(n) AS n FROM (
+          SELECT id, replies AS n FROM roll WHERE replies > 0
+          UNION ALL
+          SELECT m.author_id, count(*)
+            FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+            JOIN messages m ON m.tenant_id = ? AND m.is_agent AND NOT m.is_private AND m.created_at >= r.a AND m.created_at < r.b${messageJoin}
+           WHERE m.author_id IS NOT NULL
+           GROUP BY 1
+        ) x
+       GROUP BY id
     ), csat AS (
-      SELECT t.assigned_agent_id AS id, avg(s.score)::float8 AS average
-        FROM csat_surveys s
-        JOIN tickets t ON t.tenant_id = s.tenant_id AND t.id = s.ticket_id
-       WHERE s.tenant_id = ? AND s.submitted_at >= ? AND s.submitted_at < ? AND t.assigned_agent_id IS NOT NULL${filter.sql}
-       GROUP BY 1
+      SELECT id, sum(score_sum)::numeric / sum(ratings) AS average FROM (
+          SELECT id, ratings, score_sum FROM roll WHERE ratings > 0
+          UNION ALL
+          SELECT t.assigned_agent_id, count(*), sum(s.score)
+            FROM csat_surveys s
+            JOIN tickets t ON t.tenant_id = s.tenant_id AND t.id = s.ticket_id
+           WHERE s.tenant_id = ? AND (${textRanges('s.submitted_at', cov.live.starts.length)}) AND t.assigned_agent_id IS NOT NULL${filter.sql}
+           GROUP BY 1
+        ) x
+       GROUP BY id
     )
-    SELECT u.id, u.name, c.n AS assigned, c.avg_first_response, c.avg_resolution, r.n AS resolved, p.n AS replies, s.average
+    SELECT u.id, u.name, c.n AS assigned, c.avg_first_response::float8 AS avg_first_response, c.avg_resolution::float8 AS avg_resolution,
+           r.n AS resolved, p.n AS replies, s.average::float8 AS average
       FROM users u
       LEFT JOIN created c ON c.id = u.id
       LEFT JOIN resolved r ON r.id = u.id
@@ -60,10 +104,11 @@ async function agentRows(ctx: Ctx, f: Filters, onlyUserId?: string): Promise<Age
       LEFT JOIN csat s ON s.id = u.id
      WHERE u.tenant_id = ? AND u.role IN ('admin', 'agent')${only}
      ORDER BY u.name, u.id`,
-  [ctx.tenantId, f.from, f.to, ...filter.bindings,
-    ctx.tenantId, f.from, f.to, ...filter.bindings,
-    ...(messageJoin ? filter.bindings : []), ctx.tenantId, f.from, f.to,
-    ctx.tenantId, f.from, f.to, ...filter.bindings,
+  [...covered.bindings, ...rf.bindings,
+    ...r, ctx.tenantId, ...filter.bindings,
+    ...r, ctx.tenantId, ...filter.bindings,
+    ...r, ctx.tenantId, ...(messageJoin ? filter.bindings : []),
+    ctx.tenantId, ...cov.live.starts.flatMap((a, i) => [a, cov.live.ends[i]!]), ...filter.bindings,
     ctx.tenantId, ...(onlyUserId ? [onlyUserId] : [])]);
   return (result.rows as Array<Record<string, unknown>>).map((r) => ({
     agent_id: String(r.id),

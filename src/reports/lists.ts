@@ -5,6 +5,7 @@ import { DEFAULT_PAGE_SIZE, paginateUnbounded, type CursorInput } from '../core/
 import { scoped } from '../db/tenant-scope.js';
 import { csatTicketJoin, type SlaTarget } from './overview.js';
 import { hasTicketFilter, iso, ticketFilter, type Filters } from './filters.js';
+import { BREACH_TYPES, coverage, coveredSql, inReportSnapshot, rangeBindings, rollupFilter, textRanges } from './rollup.js';
 
 const BREACH_TARGETS: Record<string, SlaTarget> = {
   'ticket.first_response_breached': 'first_response',
@@ -22,6 +23,27 @@ const BREACH_TARGETS: Record<string, SlaTarget> = {
  */
 export async function slaBreaches(ctx: Ctx, f: Filters, page: CursorInput) {
   if (page.cursor !== undefined && page.page !== undefined) throw errors.validation([{ field: 'cursor', message: 'cannot be combined with page' }]);
+  return inReportSnapshot(ctx, (ctx) => slaBreachesIn(ctx, f, page));
+}
+
+/**
+ * The total: breach rollups (`report_rollup_breach_hours`) for the covered whole hours plus the
+ * live count over the rest of the window, in one statement.
+ */
+async function breachTotal(ctx: Ctx, f: Filters, join: string, filterBindings: unknown[]): Promise<number> {
+  const cov = await coverage(ctx, f.from, f.to);
+  const covered = coveredSql(ctx, cov);
+  const rf = rollupFilter(f);
+  const result = await ctx.trx.raw(`
+    SELECT ((SELECT coalesce(sum(h.breaches), 0) FROM report_rollup_breach_hours h WHERE ${covered.sql}${rf.sql})
+          + (SELECT count(*) FROM events e${join}
+              WHERE e.tenant_id = ? AND e.type IN (${BREACH_TYPES.map(() => '?').join(', ')})
+                AND (${textRanges("e.data->>'at'", cov.live.starts.length)})))::int AS n`,
+  [...covered.bindings, ...rf.bindings, ...filterBindings, ctx.tenantId, ...BREACH_TYPES, ...rangeBindings(cov.live)] as any[]);
+  return Number(result.rows[0].n);
+}
+
+async function slaBreachesIn(ctx: Ctx, f: Filters, page: CursorInput) {
   const filter = ticketFilter(f);
   const types = Object.keys(BREACH_TARGETS);
   const pageSize = page.page_size ?? DEFAULT_PAGE_SIZE;
@@ -40,9 +62,7 @@ export async function slaBreaches(ctx: Ctx, f: Filters, page: CursorInput) {
     ctx.trx.raw(`SELECT e.id, e.data->>'at' AS at, e.type, e.ticket_id, e.from_value AS due_at FROM events e${join}
                   WHERE ${where}${after} ORDER BY e.data->>'at' DESC, e.id DESC LIMIT ? OFFSET ?`,
     [...bindings, ...afterBindings, pageSize + 1, offset] as any[]),
-    page.cursor === undefined
-      ? ctx.trx.raw(`SELECT count(*)::int AS n FROM events e${join} WHERE ${where}`, bindings as any[])
-      : Promise.resolve(null),
+    page.cursor === undefined ? breachTotal(ctx, f, join, join ? filter.bindings : []) : Promise.resolve(null),
   ]);
   const found = rows.rows as Array<{ id: string; at: string; type: string; ticket_id: string; due_at: string | null }>;
   const more = found.length > pageSize;
@@ -64,7 +84,7 @@ export async function slaBreaches(ctx: Ctx, f: Filters, page: CursorInput) {
       };
     }),
     meta: page.cursor === undefined
-      ? { page: page.page ?? 1, page_size: pageSize, total: Number(total!.rows[0].n), next_cursor: next }
+      ? { page: page.page ?? 1, page_size: pageSize, total: total!, next_cursor: next }
       : { page_size: pageSize, next_cursor: next },
   };
 }

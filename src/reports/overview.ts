@@ -17,11 +17,11 @@ export interface OverviewMetrics {
   csat_response_rate: number | null;
 }
 
-const SLA_TARGETS = ['first_response', 'next_response', 'resolution'] as const;
+export const SLA_TARGETS = ['first_response', 'next_response', 'resolution'] as const;
 export type SlaTarget = (typeof SLA_TARGETS)[number];
 
 /** When a target was decided: its breach, else its met (the expression the outcome indexes hold). */
-const outcomeAt = (target: SlaTarget, alias = 't') =>
+export const outcomeAt = (target: SlaTarget, alias = 't') =>
   `coalesce(${alias}.sla->'${target}'->>'breached_at', ${alias}.sla->'${target}'->>'met_at')`;
 
 type Row = Record<string, unknown>;

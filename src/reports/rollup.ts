@@ -173,6 +173,98 @@ async function rollHours(ctx: Ctx, ranges: Ranges): Promise<void> {
     ...r, ctx.tenantId]);
 }
 
+/**
+ * Recomputes the agent rollup rows (`report_rollup_agent_hours`) of the given whole hours, each
+ * source as the live agents report reads it. Replaces what was there; idempotent.
+ */
+async function rollAgentHours(ctx: Ctx, ranges: Ranges): Promise<void> {
+  if (!ranges.starts.length) return;
+  const r = [ranges.starts, ranges.ends];
+  await ctx.trx.raw(`
+    DELETE FROM report_rollup_agent_hours h USING unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+     WHERE h.tenant_id = ? AND h.hour >= r.a AND h.hour < r.b`, [...r, ctx.tenantId]);
+  await ctx.trx.raw(`
+    INSERT INTO report_rollup_agent_hours (tenant_id, hour, team_key, channel, agent_id, created, frt_sum, frt_n, res_sum, res_n,
+                                           resolved, replies, csat_ratings, csat_score_sum)
+    SELECT ?, x.hour, coalesce(x.team_id, ?::uuid), x.channel, x.agent_id, sum(x.created), sum(x.frt_sum), sum(x.frt_n), sum(x.res_sum),
+           sum(x.res_n), sum(x.resolved), sum(x.replies), sum(x.csat_ratings), sum(x.csat_score_sum)
+      FROM (
+      SELECT ${hourOf('t.created_at')} AS hour, t.team_id, t.channel, t.assigned_agent_id AS agent_id,
+             1 AS created, coalesce(extract(epoch FROM t.first_responded_at - t.created_at), 0) AS frt_sum, (t.first_responded_at IS NOT NULL)::int AS frt_n,
+             coalesce(extract(epoch FROM t.resolved_at - t.created_at), 0) AS res_sum, (t.resolved_at IS NOT NULL)::int AS res_n,
+             0 AS resolved, 0 AS replies, 0 AS csat_ratings, 0 AS csat_score_sum
+        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+        JOIN tickets t ON t.tenant_id = ? AND t.created_at >= r.a AND t.created_at < r.b
+       WHERE t.assigned_agent_id IS NOT NULL
+      UNION ALL
+      SELECT ${hourOf('t.resolved_at')}, t.team_id, t.channel, t.assigned_agent_id, 0, 0, 0, 0, 0, 1, 0, 0, 0
+        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+        JOIN tickets t ON t.tenant_id = ? AND t.resolved_at >= r.a AND t.resolved_at < r.b
+       WHERE t.assigned_agent_id IS NOT NULL
+      UNION ALL
+      SELECT ${hourOf('m.created_at')}, t.team_id, t.channel, m.author_id, 0, 0, 0, 0, 0, 0, 1, 0, 0
+        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+        JOIN messages m ON m.tenant_id = ? AND m.is_agent AND NOT m.is_private AND m.created_at >= r.a AND m.created_at < r.b
+        JOIN tickets t ON t.tenant_id = m.tenant_id AND t.id = m.ticket_id
+       WHERE m.author_id IS NOT NULL
+      UNION ALL
+      SELECT ${hourOf('s.submitted_at')}, t.team_id, t.channel, t.assigned_agent_id, 0, 0, 0, 0, 0, 0, 0, 1, s.score
+        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+        JOIN csat_surveys s ON s.tenant_id = ? AND s.submitted_at >= r.a AND s.submitted_at < r.b
+        JOIN tickets t ON t.tenant_id = s.tenant_id AND t.id = s.ticket_id
+       WHERE t.assigned_agent_id IS NOT NULL
+      ) x
+     GROUP BY x.hour, x.team_id, x.channel, x.agent_id`,
+  [ctx.tenantId, NIL_UUID, ...r, ctx.tenantId, ...r, ctx.tenantId, ...r, ctx.tenantId, ...r, ctx.tenantId]);
+}
+
+/** The breach event types and their text instant, as the breaches list reads them (`events_sla_breaches`). */
+export const BREACH_TYPES = ['ticket.first_response_breached', 'ticket.next_response_breached', 'ticket.sla_breached'];
+/** An hour's start as the RFC 3339 text the breaches list compares `data->>'at'` with (`Date#toISOString`). */
+const isoText = (expr: string) => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * Recomputes the breach rollup rows of the given whole hours: each hour counts the breach events
+ * whose text instant lies in [hour, hour + 1 h) compared as text, exactly the live list's condition.
+ */
+async function rollBreachHours(ctx: Ctx, ranges: Ranges): Promise<void> {
+  if (!ranges.starts.length) return;
+  const r = [ranges.starts, ranges.ends];
+  await ctx.trx.raw(`
+    DELETE FROM report_rollup_breach_hours h USING unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+     WHERE h.tenant_id = ? AND h.hour >= r.a AND h.hour < r.b`, [...r, ctx.tenantId]);
+  await ctx.trx.raw(`
+    INSERT INTO report_rollup_breach_hours (tenant_id, hour, team_key, channel, breaches)
+    SELECT ?, g.hour, coalesce(t.team_id, ?::uuid), coalesce(t.channel, ''), count(*)
+      FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+     CROSS JOIN LATERAL generate_series(r.a, r.b - interval '1 hour', interval '1 hour') AS g(hour)
+      JOIN events e ON e.tenant_id = ? AND e.type IN (${BREACH_TYPES.map(() => '?').join(', ')})
+                   AND e.data->>'at' >= ${isoText('g.hour')} AND e.data->>'at' < ${isoText("g.hour + interval '1 hour'")}
+      LEFT JOIN tickets t ON t.tenant_id = e.tenant_id AND t.id = e.ticket_id
+     GROUP BY 2, 3, 4`, [ctx.tenantId, NIL_UUID, ...r, ctx.tenantId, ...BREACH_TYPES]);
+}
+
+/** Recomputes the per-target SLA outcome rollup rows of the given whole hours (as `rollHours` does its totals). */
+async function rollSlaHours(ctx: Ctx, ranges: Ranges): Promise<void> {
+  if (!ranges.starts.length) return;
+  const r = [ranges.starts, ranges.ends];
+  await ctx.trx.raw(`
+    DELETE FROM report_rollup_sla_hours h USING unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+     WHERE h.tenant_id = ? AND h.hour >= r.a AND h.hour < r.b`, [...r, ctx.tenantId]);
+  const targets = ['first_response', 'next_response', 'resolution'];
+  const parts = targets.map((target) => `
+      SELECT ${hourOf(`${decided(target)}::timestamptz`)} AS hour, t.team_id, t.channel, '${target}'::text AS target,
+             ((t.sla->'${target}'->>'breached_at') IS NULL)::int AS on_time
+        FROM tickets t
+       WHERE t.tenant_id = ? AND (${textRanges(decided(target), ranges.starts.length)})`).join('\n      UNION ALL');
+  await ctx.trx.raw(`
+    INSERT INTO report_rollup_sla_hours (tenant_id, hour, team_key, channel, target, decided, on_time)
+    SELECT ?, x.hour, coalesce(x.team_id, ?::uuid), x.channel, x.target, count(*), sum(x.on_time)
+      FROM (${parts}) x
+     GROUP BY x.hour, x.team_id, x.channel, x.target`,
+  [ctx.tenantId, NIL_UUID, ...targets.flatMap(() => [ctx.tenantId, ...rangeBindings(ranges)])]);
+}
+
 /** Claims (locks) the dirty rows of hours in [from, to), at most `limit`, skipping those locked elsewhere. */
 async function claimDirty(ctx: Ctx, from: Date | null, to: Date, limit: number): Promise<Date[]> {
   const result = await ctx.trx.raw(`
@@ -211,6 +303,9 @@ async function rollTenant(deps: Deps, tenantId: string, now: Date): Promise<{ ho
       const to = new Date(Math.min(target.getTime(), from.getTime() + ADVANCE_CHUNK_MS));
       const claimed = await claimDirty(ctx, from, to, 1_000_000);
       await rollHours(ctx, { starts: [from], ends: [to] });
+      await rollAgentHours(ctx, { starts: [from], ends: [to] });
+      await rollBreachHours(ctx, { starts: [from], ends: [to] });
+      await rollSlaHours(ctx, { starts: [from], ends: [to] });
       await clearDirty(ctx, claimed);
       await ctx.trx('report_rollup_state').where({ tenant_id: tenantId }).update({ rolled_until: to });
       return Math.round((to.getTime() - from.getTime()) / HOUR_MS);
@@ -223,7 +318,11 @@ async function rollTenant(deps: Deps, tenantId: string, now: Date): Promise<{ ho
       const state = await ctx.trx('report_rollup_state').where({ tenant_id: tenantId }).first('rolled_until');
       if (!state) return 0;
       const hours = await claimDirty(ctx, null, new Date(state.rolled_until), DIRTY_BATCH);
-      await rollHours(ctx, merged(hours.map((h): [Date, Date] => [h, new Date(h.getTime() + HOUR_MS)])));
+      const ranges = merged(hours.map((h): [Date, Date] => [h, new Date(h.getTime() + HOUR_MS)]));
+      await rollHours(ctx, ranges);
+      await rollAgentHours(ctx, ranges);
+      await rollBreachHours(ctx, ranges);
+      await rollSlaHours(ctx, ranges);
       await clearDirty(ctx, hours);
       return hours.length;
     });

@@ -28,7 +28,7 @@ await seedReportFixture(env, other.id, other.admin.token);
 const json = async (path: string) => {
   const res = await call(env, 'GET', path, { token: tenant.admin.token });
   if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${res.body}`);
-  return res.json();
+  return String(res.headers['content-type']).includes('csv') ? res.body : res.json();
 };
 const windows = [
   { from: '2026-10-23T22:00:00.000Z', to: '2026-10-26T23:00:00.000Z' },
@@ -42,6 +42,18 @@ const paths = () => windows.flatMap((w) => {
     `/reports/overview?${q()}`, `/reports/overview?${q({ team_id: data.teamX })}`, `/reports/overview?${q({ channel: 'api' })}`,
     `/reports/overview?${q({ channel: 'email', team_id: data.teamX })}`,
     `/analytics/overview?${q()}`, `/analytics/overview?${q({ channel: 'email' })}`,
+    `/reports/agents?${q()}`, `/reports/agents?${q({ team_id: data.teamX })}`, `/reports/agents?${q({ channel: 'email' })}`,
+    `/reports/agents?${q({ channel: 'email', team_id: data.teamX })}`, `/reports/me?${q()}`,
+    `/reports/sla-breaches?${q()}`, `/reports/sla-breaches?${q({ channel: 'api' })}`, `/reports/sla-breaches?${q({ team_id: data.teamX })}`,
+    `/reports/sla-breaches?${q({ page_size: '1', page: '2' })}`,
+    ...['day', 'week', 'month', 'hour', 'weekday', 'channel', 'team'].map((group_by) => `/reports/run?${q({ report: 'tickets_created', group_by })}`),
+    `/reports/run?${q({ report: 'tickets_created', group_by: 'team', channel: 'email' })}`,
+    ...['target', 'day', 'week', 'month', 'channel', 'team'].map((group_by) => `/reports/run?${q({ report: 'sla_outcomes', group_by })}`),
+    `/reports/run?${q({ report: 'sla_outcomes', group_by: 'target', channel: 'api' })}`,
+    `/reports/run?${q({ report: 'sla_outcomes', group_by: 'day', tz: 'Asia/Kolkata', format: 'csv' })}`,
+    `/reports/run?${q({ report: 'tickets_created', group_by: 'day', tz: 'America/New_York', team_id: data.teamX })}`,
+    `/reports/run?${q({ report: 'tickets_created', group_by: 'hour', tz: 'Asia/Kolkata' })}`,
+    `/reports/run?${q({ report: 'tickets_created', group_by: 'weekday', tz: 'Europe/Berlin', format: 'csv' })}`,
     ...['Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe'].flatMap((tz) => [
       ...['day', 'week', 'month'].map((interval) => `/reports/volume?${q({ tz, interval })}`),
       `/reports/volume?${q({ tz, interval: 'day', team_id: data.teamX })}`,
@@ -96,6 +108,26 @@ t.test('reports really read the rollups for whole clean hours', async (t) => {
   t.equal(await db('report_rollup_hours').where(hour).increment('created', 100), 1);
   const bent = await json(`/reports/overview?${new URLSearchParams(windows[0]!)}`);
   t.equal(bent.total_tickets_created, 104);
+  const agentHour = { tenant_id: tenant.id, hour: new Date('2026-10-24T01:00:00Z'), agent_id: data.agentA.id };
+  t.ok(await db('report_rollup_agent_hours').where(agentHour).increment('replies', 100) >= 1, 'Anna replied on T1 at 01:00');
+  const agents = await json(`/reports/agents?${new URLSearchParams(windows[0]!)}`);
+  const anna = agents.data.find((a: { agent_id: string }) => a.agent_id === data.agentA.id);
+  const liveAnna = live[`/reports/agents?${new URLSearchParams(windows[0]!)}`].data.find((a: { agent_id: string }) => a.agent_id === data.agentA.id);
+  t.equal(anna.public_replies, liveAnna.public_replies + 100, 'the agents report reads the agent rollups');
+  await db('report_rollup_agent_hours').where(agentHour).decrement('replies', 100);
+  const breachHour = { tenant_id: tenant.id, hour: new Date('2026-10-25T01:00:00Z') };
+  t.equal(await db('report_rollup_breach_hours').where(breachHour).increment('breaches', 100), 1, 'T2 breached at 01:30');
+  const breaches = await json(`/reports/sla-breaches?${new URLSearchParams(windows[0]!)}`);
+  t.equal(breaches.meta.total, live[`/reports/sla-breaches?${new URLSearchParams(windows[0]!)}`].meta.total + 100, 'the breach total reads the breach rollups');
+  await db('report_rollup_breach_hours').where(breachHour).decrement('breaches', 100);
+  const run = await json(`/reports/run?${new URLSearchParams({ ...windows[0]!, report: 'tickets_created', group_by: 'channel' })}`);
+  t.same(run.rows.find((r: unknown[]) => r[0] === 'api').slice(0, 2), ['api', 101], 'tickets_created runs read the rollups (T2, bent by 100)');
+  const slaHour = { tenant_id: tenant.id, hour: new Date('2026-10-25T01:00:00Z'), target: 'first_response' };
+  t.equal(await db('report_rollup_sla_hours').where(slaHour).increment('decided', 100), 1, 'T2 first response breached at 01:30');
+  const sla = await json(`/reports/run?${new URLSearchParams({ ...windows[0]!, report: 'sla_outcomes', group_by: 'target' })}`);
+  const liveSla = live[`/reports/run?${new URLSearchParams({ ...windows[0]!, report: 'sla_outcomes', group_by: 'target' })}`];
+  t.equal(sla.rows.find((r: unknown[]) => r[0] === 'first_response')[1], liveSla.rows.find((r: unknown[]) => r[0] === 'first_response')[1] + 100, 'sla_outcomes runs read the SLA rollups');
+  await db('report_rollup_sla_hours').where(slaHour).decrement('decided', 100);
   const day = await json(`/reports/volume?${new URLSearchParams({ ...windows[0]!, tz: 'Europe/Berlin', interval: 'day' })}`);
   t.equal(day.series[1].created, 102, 'Berlin Sunday 25 October: T2 (bent by 100) and T3');
   const kolkata = await json(`/reports/volume?${new URLSearchParams({ ...windows[0]!, tz: 'Asia/Kolkata', interval: 'month' })}`);
@@ -115,6 +147,18 @@ t.test('late changes to past tickets: dirty hours are read live, the job brings 
     });
     // T4 leaves team X: its own figures and its survey's move out of the team filter.
     await trx('tickets').where({ tenant_id: tenant.id, id: data.T4 }).update({ team_id: null });
+    // T0 (rated S1) passes from Bert to Anna: its figures and its rating follow the new assignee.
+    await trx('tickets').where({ tenant_id: tenant.id, id: data.T0 }).update({ assigned_agent_id: data.agentA.id });
+    // T2 moves from the api channel to email: its breach follows it under the channel filter.
+    await trx('tickets').where({ tenant_id: tenant.id, id: data.T2 }).update({ channel: 'email' });
+    // A late breach event for T4, in a rolled-up hour.
+    await trx('events').insert({
+      tenant_id: tenant.id, id: uuidv7(), type: 'ticket.next_response_breached', ticket_id: data.T4, subject_type: 'ticket', subject_id: data.T4,
+      from_value: '2026-10-26T10:40:00.000Z', created_at: new Date('2026-10-26T10:40:00Z'),
+      data: JSON.stringify({ ticket_id: data.T4, target: 'next_response', from: '2026-10-26T10:40:00.000Z', to: null, at: '2026-10-26T10:40:00.000Z', actor_id: null, actor_name: null }),
+    });
+    // Bert's reply on T4 is re-attributed to Anna (an author change of a reply in a rolled-up hour).
+    await trx('messages').where({ tenant_id: tenant.id, ticket_id: data.T4, author_id: data.agentB.id, is_private: false }).update({ author_id: data.agentA.id });
   });
   // A late rating of S3 (sent in W, rated after it) and a second public reply on T4 (no longer one-touch).
   await db('csat_surveys').where({ tenant_id: tenant.id, ticket_id: data.T0, score: null }).update({ score: 3, submitted_at: new Date('2026-10-30T09:00:00Z') });
@@ -130,6 +174,12 @@ t.test('late changes to past tickets: dirty hours are read live, the job brings 
   t.equal(w.total_tickets_resolved, 3, 'T0, T2, T4 (T1 reopened)');
   t.equal(w.csat_response_rate, 1, 'S1, S2 and now S3 (sent in W, rated after it) answered; it was 2 / 3');
   t.equal(expected[`/reports/overview?${new URLSearchParams({ ...windows[0]!, team_id: data.teamX })}`].total_tickets_created, 0, 'team X has no ticket left');
+  const agents = expected[`/reports/agents?${new URLSearchParams(windows[2]!)}`].data;
+  const before = live[`/reports/agents?${new URLSearchParams(windows[2]!)}`].data;
+  t.not(JSON.stringify(agents), JSON.stringify(before), 'the agent figures did change');
+  const q0 = new URLSearchParams(windows[0]!);
+  t.equal(expected[`/reports/sla-breaches?${q0}`].meta.total, live[`/reports/sla-breaches?${q0}`].meta.total + 1, 'the late breach counts');
+  t.equal(expected[`/reports/sla-breaches?${new URLSearchParams({ ...windows[0]!, channel: 'api' })}`].meta.total, 0, 'T2 left the api channel');
   t.same(await snapshot(), expected, 'with stale rollups for the dirty hours, reads still equal the live definition');
 
   const run = await runJob(env.deps, 'report-rollup', { now: NOW });
