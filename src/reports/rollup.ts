@@ -115,6 +115,13 @@ export const rangeBindings = (ranges: Ranges) => ranges.starts.flatMap((a, i) =>
 const decided = (target: string) => `coalesce(t.sla->'${target}'->>'breached_at', t.sla->'${target}'->>'met_at')`;
 const hourOf = (expr: string) => `date_trunc('hour', ${expr}, 'UTC')`;
 
+/** Deletes a rollup table's rows of the given hour ranges before they are recomputed. */
+async function clearHours(ctx: Ctx, table: string, ranges: Ranges): Promise<void> {
+  await ctx.trx.raw(`
+    DELETE FROM ${table} h USING unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+     WHERE h.tenant_id = ? AND h.hour >= r.a AND h.hour < r.b`, [ranges.starts, ranges.ends, ctx.tenantId]);
+}
+
 /**
  * Recomputes the rollup rows of the given whole hours from the base tables (each source exactly as
  * the live report reads it). Replaces what was there; idempotent.
@@ -122,9 +129,7 @@ const hourOf = (expr: string) => `date_trunc('hour', ${expr}, 'UTC')`;
 async function rollHours(ctx: Ctx, ranges: Ranges): Promise<void> {
   if (!ranges.starts.length) return;
   const r = [ranges.starts, ranges.ends];
-  await ctx.trx.raw(`
-    DELETE FROM report_rollup_hours h USING unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
-     WHERE h.tenant_id = ? AND h.hour >= r.a AND h.hour < r.b`, [...r, ctx.tenantId]);
+  await clearHours(ctx, 'report_rollup_hours', ranges);
   const sla = ['first_response', 'next_response', 'resolution'].map((target) => `
       SELECT ${hourOf(`${decided(target)}::timestamptz`)} AS hour, t.team_id, t.channel,
              0, 0::numeric, 0, 0::numeric, 0, 0, 0, 0, 0,
@@ -180,9 +185,7 @@ async function rollHours(ctx: Ctx, ranges: Ranges): Promise<void> {
 async function rollAgentHours(ctx: Ctx, ranges: Ranges): Promise<void> {
   if (!ranges.starts.length) return;
   const r = [ranges.starts, ranges.ends];
-  await ctx.trx.raw(`
-    DELETE FROM report_rollup_agent_hours h USING unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
-     WHERE h.tenant_id = ? AND h.hour >= r.a AND h.hour < r.b`, [...r, ctx.tenantId]);
+  await clearHours(ctx, 'report_rollup_agent_hours', ranges);
   await ctx.trx.raw(`
     INSERT INTO report_rollup_agent_hours (tenant_id, hour, team_key, channel, agent_id, created, frt_sum, frt_n, res_sum, res_n,
                                            resolved, replies, csat_ratings, csat_score_sum)
@@ -230,9 +233,7 @@ const isoText = (expr: string) => `to_char((${expr}) AT TIME ZONE 'UTC', 'YYYY-M
 async function rollBreachHours(ctx: Ctx, ranges: Ranges): Promise<void> {
   if (!ranges.starts.length) return;
   const r = [ranges.starts, ranges.ends];
-  await ctx.trx.raw(`
-    DELETE FROM report_rollup_breach_hours h USING unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
-     WHERE h.tenant_id = ? AND h.hour >= r.a AND h.hour < r.b`, [...r, ctx.tenantId]);
+  await clearHours(ctx, 'report_rollup_breach_hours', ranges);
   await ctx.trx.raw(`
     INSERT INTO report_rollup_breach_hours (tenant_id, hour, team_key, channel, breaches)
     SELECT ?, g.hour, coalesce(t.team_id, ?::uuid), coalesce(t.channel, ''), count(*)
@@ -247,10 +248,7 @@ async function rollBreachHours(ctx: Ctx, ranges: Ranges): Promise<void> {
 /** Recomputes the per-target SLA outcome rollup rows of the given whole hours (as `rollHours` does its totals). */
 async function rollSlaHours(ctx: Ctx, ranges: Ranges): Promise<void> {
   if (!ranges.starts.length) return;
-  const r = [ranges.starts, ranges.ends];
-  await ctx.trx.raw(`
-    DELETE FROM report_rollup_sla_hours h USING unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
-     WHERE h.tenant_id = ? AND h.hour >= r.a AND h.hour < r.b`, [...r, ctx.tenantId]);
+  await clearHours(ctx, 'report_rollup_sla_hours', ranges);
   const targets = ['first_response', 'next_response', 'resolution'];
   const parts = targets.map((target) => `
       SELECT ${hourOf(`${decided(target)}::timestamptz`)} AS hour, t.team_id, t.channel, '${target}'::text AS target,
