@@ -19,6 +19,7 @@ import { wireDomain } from '../src/wiring.js';
 import { closeAllPools } from '../src/extensions/host.js';
 import { runJob } from '../src/jobs/runner.js';
 import { setImportJobStarter } from '../src/legacy-import/runs.js';
+import { setKbJobStarter } from '../src/kb/jobs.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -43,6 +44,16 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   // job's schedule is the fallback). Set here because the jobs area lists the import's job, so the
   // import cannot import the job runner without a circle.
   setImportJobStarter((jobDeps) => runJob(jobDeps, 'legacy-import'));
+  // Knowledge base uploads and crawls likewise start their job after commit. A run that finds the
+  // job busy elsewhere is skipped; it tries again shortly, so the new work never waits a schedule.
+  setKbJobStarter(async (jobDeps, name) => {
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      const run = await runJob(jobDeps, name);
+      if (run.status !== 'skipped') return run;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return null;
+  });
   const countRequest = requestCounter({
     limit: deps.config.rateLimitPerMin,
     store: deps.redis ? redisStore(deps.redis) : memoryStore(),

@@ -31,7 +31,7 @@ export function isKnownScope(scope: string): boolean {
 export const ROLE_SCOPES: Record<Role, readonly string[]> = {
   admin: ['admin'],
   agent: [
-    'tickets:*', 'users:read', 'organizations:read', 'tags:*', 'kb:read', 'kb_documents:read', 'meetings:*',
+    'tickets:*', 'users:read', 'organizations:read', 'tags:*', 'kb:read', 'kb:write', 'kb_documents:read', 'meetings:*',
     'macros:read', 'canned_responses:read', 'time_entries:*', 'teams:read', 'skills:read', 'routing_rules:read',
     'sla_policies:read', 'ticket_types:read', 'custom_fields:read', 'business_hours:read', 'bot_flows:read',
     'channel_sources:read', 'webchat_console:*', 'extension_context:*', 'chatops:*', 'license:read',

@@ -10,6 +10,8 @@ import { fetchMail } from '../mail/imap-fetch.js';
 import { renewSubscriptions } from '../meetings/renewal.js';
 import { legacyImportJob } from '../legacy-import/runs.js';
 import { reportRollup } from '../reports/rollup.js';
+import { ingestJob } from '../kb/documents.js';
+import { crawlJob } from '../kb/crawler.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -91,6 +93,18 @@ export const JOBS: readonly JobDef[] = [
     description: "Rolls every tenant's report figures up by UTC hour to the last whole hour, and recomputes the hours later changes marked dirty",
     schedule: '5m',
     run: reportRollup,
+  },
+  {
+    name: 'kb-ingest',
+    description: 'Ingests the knowledge base documents queued by uploads and replacements (text extraction, passages, index), oldest first, in every tenant',
+    schedule: '30s',
+    run: async (deps, now) => ({ ...(await ingestJob(deps, now)) }),
+  },
+  {
+    name: 'kb-crawl',
+    description: 'Runs the knowledge base crawls queued through POST /kb-documents/crawl, and resumes one whose process died',
+    schedule: '1m',
+    run: async (deps, now) => ({ ...(await crawlJob(deps, now)) }),
   },
 ];
 
