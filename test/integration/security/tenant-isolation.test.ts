@@ -14,6 +14,8 @@ import { emitTicketChange } from '../../../src/events/emit/ticket-change.js';
 import { csatUrlFor } from '../../../src/csat/surveys.js';
 import { buildPlugin, manifestFor } from '../../helpers/plugins.js';
 import { CONTEXT_ENTRYPOINTS, CONTEXT_PLUGIN } from '../../helpers/plugin-sources.js';
+import { upload } from '../../helpers/kb.js';
+import { runningKbJobs } from '../../../src/kb/jobs.js';
 
 /**
  * Walks EVERY registered route as tenant B, aimed at tenant A's resources, and asserts that B can
@@ -134,6 +136,17 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   await env.deps.db('chat_routes').insert({ tenant_id: a.id, extension_id: aExt.id, team_id: aTeam.id, channel_id: 'SECRET-CHANNEL-A', channel_name: '#secret-a', created_at: aNow, updated_at: aNow });
   await env.deps.db('chat_threads').insert({ tenant_id: a.id, ticket_id: aTicket.id, extension_id: aExt.id, channel_id: 'SECRET-CHANNEL-A', thread_id: 'SECRET-THREAD-A', created_at: aNow });
   await env.deps.db('thread_notes').insert({ tenant_id: a.id, id: randomUUID(), ticket_id: aTicket.id, author_name: 'A', body: 'Secret thread note of A', created_at: aNow });
+  // Knowledge base: a category, a published public article and an internal one, an ingested document, a crawl.
+  const aKbCategory = await aPost('/kb-categories', { name: 'Secret KB category of A', slug: 'secret-kb-category-a' });
+  const aKbArticle = await aPost('/kb-articles', {
+    category_id: aKbCategory.id, title: 'Secret KB article of A', slug: 'secret-kb-slug-a', status: 'published',
+    body: 'To reset your password, follow the secret KB answer of A.',
+  });
+  await aPost('/kb-articles', { category_id: aKbCategory.id, title: 'Secret internal KB article of A', slug: 'secret-kb-internal-a', status: 'published', visibility: 'internal', body: 'Reset my password with the secret internal runbook of A.' });
+  const aKbUpload = await upload(env, a.admin.token, 'secret-kb-doc-a.txt', 'How do I reset my password? The secret kb passage of tenant A explains it.', 'text/plain');
+  await runningKbJobs();
+  const aKbCrawl = randomUUID();
+  await env.deps.db('kb_crawls').insert({ tenant_id: a.id, id: aKbCrawl, url: 'https://8.8.8.8/secret-crawl-of-a', max_pages: 5, status: 'completed', created_at: aNow });
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
@@ -171,6 +184,11 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     provider: 'secret-ext-of-a',
     op: 'list_projects',
     meetings: aMeeting.id,
+    'kb-categories': aKbCategory.id,
+    'kb-articles': aKbArticle.id,
+    'kb-documents': aKbUpload.json().id,
+    'kb-crawls': aKbCrawl,
+    locale: 'en',
   };
   /** Path parameters that name no tenant resource (the same for every tenant): B reaches its own. */
   const sharedParams: Record<string, string> = {
@@ -190,7 +208,9 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     'Secret question of A', 'Secret rating comment of A', aSurveyToken, '93.184.215.14', 'secret-smtp-user-of-a', 'Secret template of A',
     a.id.replace(/-/g, ''), aImport, 'secret_import_of_a', aExt.id, 'secret-ext-of-a', 'SECRET-EXT-ID-A',
     aMeeting.id, 'Secret meeting of A', 'secret-guest@tenant-a.example.com', 'secret-client-of-a', 'secret-client-secret-of-a', 'secret-calendar-of-a',
-    'SECRET-CHANNEL-A', 'SECRET-THREAD-A', 'Secret thread note of A'];
+    'SECRET-CHANNEL-A', 'SECRET-THREAD-A', 'Secret thread note of A',
+    aKbCategory.id, 'Secret KB category of A', aKbArticle.id, 'Secret KB article of A', 'secret-kb-slug-a', 'secret KB answer of A',
+    'secret-kb-internal-a', 'secret internal runbook of A', aKbUpload.json().id, 'secret-kb-doc-a', 'secret kb passage of tenant A', aKbCrawl, 'secret-crawl-of-a'];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
