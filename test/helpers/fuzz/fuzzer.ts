@@ -4,6 +4,7 @@ import { apiKeyFixture, csrfToken, tenantFixture, userFixture, type TestEnv } fr
 import { grantLicense, type LicenseKeys } from '../license.js';
 import { requestsFor, type FuzzRequest, type IdPool } from './requests.js';
 import { snapshotQuery } from './snapshot.js';
+import { runningKbJobs } from '../../../src/kb/jobs.js';
 import { API_PREFIX, type RouteDef } from '../../../daemon/route.js';
 import { documentPath } from '../../../daemon/openapi/document.js';
 import { CLI_ACTOR } from '../../../src/core/context.js';
@@ -84,6 +85,9 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^(manifest(\..+)?|module_base64)$/, route: 'POST /extensions', reason: "a plugin manifest checked against the module's exports, and a WebAssembly module: only compiling it tells" },
   { field: /^config\..+$/, route: 'PATCH /extensions/:id/config', reason: "a config key the extension's manifest declares" },
   { field: /^op$/, route: 'POST /tickets/:id/extension-actions/:provider', reason: "an action entrypoint of the extension's manifest" },
+  ...['POST /kb-articles', 'PATCH /kb-articles/:id'].map((route) => (
+    { field: /^category_id$/, route, reason: 'a knowledge base category of the tenant' })),
+  { field: /^url$/, route: 'POST /kb-documents/crawl', reason: 'a site whose host resolves to a public address (the outbound-target rules)' },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);
@@ -177,6 +181,9 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
   let state: { tokens: Record<Exclude<Identity, 'anonymous'>, string>; fingerprint: Record<string, string> } | null = null;
   async function prepared() {
     if (state) return state;
+    // Work an accepted request started in the background (a knowledge base upload's ingestion)
+    // ends before the fingerprint is taken, so it is not blamed on the next request.
+    await runningKbJobs();
     await env.deps.db('users').where({ tenant_id: tenant.id }).whereIn('id', [tenant.admin.id, customer.id, agent.id])
       .update({ active: true, role: env.deps.db.raw("(case id when ? then 'admin' when ? then 'customer' else 'agent' end)", [tenant.admin.id, customer.id]) });
     // The fuzz tenant's sessions (the fixtures', and those valid sign-ins created) are of no more

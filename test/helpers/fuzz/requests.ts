@@ -121,9 +121,13 @@ export function requestsFor(def: RouteDef, prefix: string, ids: IdPool): fc.Arbi
     ...(raw ?? (parts.body !== undefined ? { payload: JSON.stringify(parts.body), contentType: 'application/json' } : {})),
   });
 
-  // An upload route's valid body is a form with one small image under its declared field; a
-  // raw-body route's a small message of its media type (the inbound mail route).
-  const form = def.multipart ? multipart([{ name: def.multipart.field, filename: 'pixel.png', type: 'image/png', content: PNG_1X1 }]) : undefined;
+  // An upload route's valid body is a form with one small image under its declared field (a small
+  // text document for the knowledge base's document uploads, which take no images); a raw-body
+  // route's a small message of its media type (the inbound mail route).
+  const file = def.url.startsWith('/kb-documents')
+    ? { filename: 'notes.txt', type: 'text/plain', content: 'Fixture notes: the office opens at nine.' }
+    : { filename: 'pixel.png', type: 'image/png', content: PNG_1X1 };
+  const form = def.multipart ? multipart([{ name: def.multipart.field, ...file }]) : undefined;
   const validRaw = form
     ? { payload: form.payload, contentType: form.headers['content-type']! }
     : def.rawBody ? { payload: VALID_MAIL, contentType: def.rawBody.contentType } : undefined;
