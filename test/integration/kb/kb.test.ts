@@ -4,6 +4,7 @@ import { apiKeyFixture, call, testApp, tenantFixture, userFixture } from '../../
 import { multipart } from '../../helpers/conversation.js';
 import { ingest, pdfBytes, upload, xlsxBytes } from '../../helpers/kb.js';
 import { runningKbJobs } from '../../../src/kb/jobs.js';
+import { runJob } from '../../../src/jobs/runner.js';
 
 const docx = readFileSync(new URL('../../fixtures/kb/files/manual.docx', import.meta.url));
 
@@ -191,5 +192,16 @@ t.test('knowledge base', async (t) => {
     t.equal(json.statusCode, 415, 'uploads are multipart');
     const count = Number((await db('kb_documents').where({ tenant_id: tenant.id }).count({ n: '*' }))[0]!.n);
     t.equal(count, 5, 'refused uploads leave no row (four kept, one failed)');
+  });
+
+  await t.test('the kb-ingest job takes up a document a dead process left processing', async (t) => {
+    const doc = await ingest(env, admin, 'turbines.md', '# Turbines\n\n## Maintenance\n\nGrease the turbine bearings every month.');
+    await db('kb_passages').where({ tenant_id: tenant.id, document_id: doc.id }).delete();
+    await db('kb_documents').where({ tenant_id: tenant.id, id: doc.id }).update({ status: 'processing', passages: 0 });
+    const run = await runJob(env.deps, 'kb-ingest');
+    t.equal(run.status, 'succeeded');
+    t.match(run.result, { indexed: 1, failed: 0 });
+    t.match((await call(env, 'GET', `/kb-documents/${doc.id}`, { token: admin })).json(), { status: 'indexed', passages: 1 });
+    t.same((await runJob(env.deps, 'kb-ingest')).result, { indexed: 0, failed: 0 }, 'nothing left: idempotent');
   });
 });
