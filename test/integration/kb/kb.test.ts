@@ -103,6 +103,13 @@ t.test('knowledge base', async (t) => {
     t.notOk(JSON.stringify(list.json()).includes('vault'), 'nor does the public list');
     t.equal((await call(env, 'GET', '/kb-articles/public/en/vault-unseal', { tenant: tenant.slug })).statusCode, 404);
     t.equal((await call(env, 'GET', '/kb-articles/public/en/quorum', { tenant: tenant.slug })).statusCode, 404, 'an article of an internal category is internal');
+    // Opening the category opens its article, in the pages and in the index; closing it closes both.
+    t.equal((await call(env, 'PATCH', `/kb-categories/${internalCat.id}`, { token: admin, body: { visibility: 'public' } })).statusCode, 200);
+    t.equal((await call(env, 'GET', '/kb-articles/public/en/quorum', { tenant: tenant.slug })).statusCode, 200);
+    t.equal((await call(env, 'POST', '/kb-articles/public/ask', { tenant: tenant.slug, body: { query: 'quorum ceremony officers' } })).json().passages[0]?.title, 'Quorum ceremony');
+    await call(env, 'PATCH', `/kb-categories/${internalCat.id}`, { token: admin, body: { visibility: 'internal' } });
+    t.same((await call(env, 'POST', '/kb-articles/public/ask', { tenant: tenant.slug, body: { query: 'quorum ceremony officers' } })).json().passages, []);
+    t.equal((await call(env, 'DELETE', `/kb-categories/${internalCat.id}`, { token: admin })).statusCode, 409, 'a category with articles stays');
     // An API key of a customer with the scope still sees only public sources.
     const key = await apiKeyFixture(env, tenant.id, customer.id, ['kb_documents:read']);
     const viaKey = await call(env, 'POST', '/kb-documents/ask', { token: key.key, body: { query: 'vault unseal quorum ceremony' } });
