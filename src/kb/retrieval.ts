@@ -12,8 +12,9 @@ import { textSearchConfig } from './locale.js';
  * Σ idf(t) · ts_rank(weights, tsv, t, length normalisation): BM25-style term weighting with
  * PostgreSQL's field weights and document length normalisation. Lexemes found nowhere are replaced
  * by their nearest indexed lexeme by trigram similarity (pg_trgm), so a typo still finds its word.
- * Candidates are fetched through the GIN index with the rarer query terms only, which bounds the
- * work on large indexes; every term then counts in the score.
+ * Candidates are fetched through the GIN index with the rarer query terms only, at most
+ * CANDIDATE_BUDGET of them, which bounds the work on large indexes; every term then counts in the
+ * score. A question of common words only looks first at the passages holding all of them.
  */
 type Scope = Pick<Ctx, 'trx' | 'tenantId'>;
 
@@ -100,7 +101,7 @@ export interface Hit {
 export interface QueryTerm { lexeme: string; idf: number; df: number }
 
 /** At most this many passages are fetched as candidates for scoring (rare terms first). */
-const CANDIDATE_BUDGET = 4000;
+const CANDIDATE_BUDGET = 3000;
 /** A query word found nowhere is read as the indexed lexeme at least this similar (pg_trgm), if any. */
 const TYPO_SIMILARITY = 0.5;
 const WEIGHTS = '{0.1, 0.25, 0.6, 1.0}';
@@ -152,20 +153,41 @@ export async function searchPassages(ctx: Scope, options: SearchOptions): Promis
   const bindings: Array<string | number> = [];
   for (const t of terms) bindings.push(t.idf, quote(t.lexeme));
   for (const t of terms) bindings.push(quote(t.lexeme), t.idf / totalIdf);
-  const qb = scoped(ctx, 'kb_passages as p')
-    .leftJoin('kb_documents as d', function join() {
-      this.on('d.tenant_id', 'p.tenant_id').andOn('d.id', 'p.document_id');
-    })
-    .whereRaw('p.config = ?::regconfig', [config])
-    .whereRaw('p.tsv @@ ?::tsquery', [candidates.map((t) => quote(t.lexeme)).join(' | ')])
-    .select('p.id', 'p.article_id', 'p.document_id', 'p.title', 'p.heading', 'p.body', 'd.source_url')
-    .select(ctx.trx.raw(`(${scoreSql}) AS score`, bindings.slice(0, terms.length * 2)))
-    .select(ctx.trx.raw(`(${coverageSql}) AS coverage`, bindings.slice(terms.length * 2)))
-    .orderBy('score', 'desc').orderBy('p.id')
-    .limit(options.limit);
-  if (!options.includeInternal) qb.where('p.visibility', 'public');
-  if (options.articlesOnly) qb.whereNotNull('p.article_id');
-  const rows = await qb as Array<Hit & { score: string | number; coverage: string | number }>;
+  type Row = Hit & { score: string | number; coverage: string | number };
+  /** The scored passages among those matching `match` (at most CANDIDATE_BUDGET of them). */
+  const run = async (match: string): Promise<Row[]> => {
+    const inner = scoped(ctx, 'kb_passages')
+      .whereRaw('config = ?::regconfig', [config])
+      .whereRaw('tsv @@ ?::tsquery', [match])
+      .select('tenant_id', 'id', 'article_id', 'document_id', 'title', 'heading', 'body', 'tsv')
+      .limit(CANDIDATE_BUDGET);
+    if (!options.includeInternal) inner.where('visibility', 'public');
+    if (options.articlesOnly) inner.whereNotNull('article_id');
+    return await ctx.trx.from(inner.as('p'))
+      .leftJoin('kb_documents as d', function join() {
+        this.on('d.tenant_id', 'p.tenant_id').andOn('d.id', 'p.document_id');
+      })
+      .select('p.id', 'p.article_id', 'p.document_id', 'p.title', 'p.heading', 'p.body', 'd.source_url')
+      .select(ctx.trx.raw(`(${scoreSql}) AS score`, bindings.slice(0, terms.length * 2)))
+      .select(ctx.trx.raw(`(${coverageSql}) AS coverage`, bindings.slice(terms.length * 2)))
+      .orderBy('score', 'desc').orderBy('p.id')
+      .limit(options.limit) as Row[];
+  };
+  let rows: Row[];
+  if (byRarity[0]!.df > CANDIDATE_BUDGET && terms.length > 1) {
+    // Every term is common: passages holding all of them first (a small, precise set); only when
+    // they are too few, a bounded share of those holding the rarest one.
+    rows = await run(terms.map((t) => quote(t.lexeme)).join(' & '));
+    if (rows.length < options.limit) {
+      const more = await run(candidates.map((t) => quote(t.lexeme)).join(' | '));
+      const seen = new Set(rows.map((r) => r.id));
+      rows = [...rows, ...more.filter((r) => !seen.has(r.id))]
+        .sort((x, y) => Number(y.score) - Number(x.score) || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0))
+        .slice(0, options.limit);
+    }
+  } else {
+    rows = await run(candidates.map((t) => quote(t.lexeme)).join(' | '));
+  }
   return {
     terms,
     hits: rows.map((r) => ({ ...r, score: Math.round(Number(r.score) * 1e6) / 1e6, coverage: Number(r.coverage) })),

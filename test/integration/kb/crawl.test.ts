@@ -97,6 +97,7 @@ t.test('crawling a documentation site', async (t) => {
     await runningKbJobs();
     t.match((await call(env, 'GET', `/kb-crawls/${excluded.json().id}`, { token })).json(), { status: 'completed', pages_fetched: 3 }, 'home, the binary and the missing page');
     t.notOk(docs.requests.slice(count).includes('/docs/setup'));
+    t.same(env.guard.violations, [], 'no query touched a tenant-owned table without tenant_id');
   });
 
   await t.test('bad input', async (t) => {

@@ -16,7 +16,7 @@ t.test('knowledge base', async (t) => {
   const customer = await userFixture(env, tenant.id, 'customer');
   const admin = tenant.admin.token;
   const db = env.deps.db;
-  const passages = async (where: Record<string, unknown>) => Number((await db('kb_passages').where(where).count({ n: '*' }))[0]!.n);
+  const passages = async (where: Record<string, unknown>) => Number((await db('kb_passages').where({ tenant_id: tenant.id, ...where }).count({ n: '*' }))[0]!.n);
 
   const publicCat = (await call(env, 'POST', '/kb-categories', { token: admin, body: { name: 'Help', slug: 'help' } })).json();
   const internalCat = (await call(env, 'POST', '/kb-categories', { token: admin, body: { name: 'Runbooks', slug: 'runbooks', visibility: 'internal' } })).json();
@@ -63,7 +63,7 @@ t.test('knowledge base', async (t) => {
     t.equal(published.statusCode, 200);
     t.match(published.json().published_at, /^\d{4}-/);
     t.ok(await passages({ article_id: article.id }) >= 1, 'publishing indexes it');
-    const headings = await db('kb_passages').where({ article_id: article.id }).orderBy('position').pluck('heading');
+    const headings = await db('kb_passages').where({ tenant_id: tenant.id, article_id: article.id }).orderBy('position').pluck('heading');
     t.ok(headings.includes('Reset > Expiry'), `heading paths kept: ${headings.join(' | ')}`);
 
     const same = await call(env, 'POST', '/kb-articles', { token: admin, body: { category_id: publicCat.id, title: 'x', slug: 'reset-password', body: 'x' } });
@@ -144,7 +144,7 @@ t.test('knowledge base', async (t) => {
     t.ok(pdf.passages >= 1);
     const word = await ingest(env, admin, 'manual.docx', docx);
     t.match(word, { status: 'indexed', content_type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' });
-    const wordHeadings = await db('kb_passages').where({ document_id: word.id }).orderBy('position').pluck('heading');
+    const wordHeadings = await db('kb_passages').where({ tenant_id: tenant.id, document_id: word.id }).orderBy('position').pluck('heading');
     t.same(wordHeadings, ['Descaling', 'Warranty'], 'DOCX headings become heading paths');
     const sheet = await ingest(env, admin, 'prices.xlsx', await xlsxBytes('Plans', ['Plan', 'Monthly price'], [['Starter', '9 EUR'], ['Business', '49 EUR']]));
     t.match(sheet, { status: 'indexed', content_type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' });
@@ -211,4 +211,6 @@ t.test('knowledge base', async (t) => {
     t.match((await call(env, 'GET', `/kb-documents/${doc.id}`, { token: admin })).json(), { status: 'indexed', passages: 1 });
     t.same((await runJob(env.deps, 'kb-ingest')).result, { indexed: 0, failed: 0 }, 'nothing left: idempotent');
   });
+
+  t.same(env.guard.violations, [], 'no query touched a tenant-owned table without tenant_id');
 });
