@@ -14,6 +14,7 @@ import { metricsPlugin } from './plugins/metrics.js';
 import { requestIdFrom, requestIdPlugin } from './plugins/request-id.js';
 import { RAW_BODY_TYPES, registerRoute, type RouteDef } from './route.js';
 import { streamsPlugin } from './sse.js';
+import { webchatCorsPlugin } from './plugins/webchat-cors.js';
 import { allRoutes, anyBodyRoutes, formRoutes } from './routes/index.js';
 import { wireDomain } from '../src/wiring.js';
 import { closeAllPools } from '../src/extensions/host.js';
@@ -92,6 +93,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   errorsPlugin(app);
   textGuardPlugin(app);
   requestIdPlugin(app);
+  // Before identification: a browser's preflight for the chat widget carries no credentials.
+  webchatCorsPlugin(app);
   await identifyPlugin(app);
   rateLimitPlugin(app, countRequest);
 

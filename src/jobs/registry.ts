@@ -10,6 +10,7 @@ import { fetchMail } from '../mail/imap-fetch.js';
 import { renewSubscriptions } from '../meetings/renewal.js';
 import { legacyImportJob } from '../legacy-import/runs.js';
 import { reportRollup } from '../reports/rollup.js';
+import { chatSweep } from '../webchat/sweep.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -91,6 +92,12 @@ export const JOBS: readonly JobDef[] = [
     description: "Rolls every tenant's report figures up by UTC hour to the last whole hour, and recomputes the hours later changes marked dirty",
     schedule: '5m',
     run: reportRollup,
+  },
+  {
+    name: 'chat-sweep',
+    description: 'Abandons bot sessions idle for 30 minutes (ending their web chats), and announces agents and chat visitors gone offline after 60 s without a heartbeat, in every tenant',
+    schedule: '1m',
+    run: chatSweep,
   },
 ];
 
