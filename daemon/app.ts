@@ -93,10 +93,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   errorsPlugin(app);
   textGuardPlugin(app);
   requestIdPlugin(app);
-  // Before identification: a browser's preflight for the chat widget carries no credentials.
-  webchatCorsPlugin(app);
   await identifyPlugin(app);
   rateLimitPlugin(app, countRequest);
+  // After the rate limit (a preflight counts and carries its headers like any answer).
+  webchatCorsPlugin(app);
 
   await app.register(swagger, openApiOptions(deps.config.siteUrl, () => app.routeDefs));
 

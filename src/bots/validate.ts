@@ -14,16 +14,16 @@ export function flowProblems(startNode: string, nodes: BotNode[]): FieldProblem[
   const problems: FieldProblem[] = [];
   const byId = new Map<string, BotNode>();
   nodes.forEach((node, i) => {
-    if (byId.has(node.id)) problems.push({ field: `nodes[${i}].id`, message: `duplicates node ${node.id}` });
+    if (byId.has(node.id)) problems.push({ field: `nodes.${i}.id`, message: `duplicates node ${node.id}` });
     else byId.set(node.id, node);
   });
   if (!byId.has(startNode)) problems.push({ field: 'start_node', message: `names no node (${startNode})` });
   nodes.forEach((node, i) => {
-    const at = `nodes[${i}]`;
+    const at = `nodes.${i}`;
     if (node.type === 'question') {
       if (!node.choices?.length) problems.push({ field: `${at}.choices`, message: 'a question needs at least one choice' });
       node.choices?.forEach((choice, j) => {
-        if (!byId.has(choice.target_node)) problems.push({ field: `${at}.choices[${j}].target_node`, message: `names no node (${choice.target_node})` });
+        if (!byId.has(choice.target_node)) problems.push({ field: `${at}.choices.${j}.target_node`, message: `names no node (${choice.target_node})` });
       });
     } else if (node.choices?.length) {
       problems.push({ field: `${at}.choices`, message: `only a question has choices (this is a ${node.type})` });
@@ -52,7 +52,7 @@ export function flowProblems(startNode: string, nodes: BotNode[]): FieldProblem[
       current = current.next ? byId.get(current.next) : undefined;
     }
     if (current && current.type === 'message' && current.id === node.id) {
-      problems.push({ field: `nodes[${nodes.indexOf(node)}].next`, message: 'closes a loop of message nodes that never waits for an answer' });
+      problems.push({ field: `nodes.${nodes.indexOf(node)}.next`, message: 'closes a loop of message nodes that never waits for an answer' });
     }
   }
   return problems;

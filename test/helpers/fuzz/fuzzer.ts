@@ -84,6 +84,10 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^(manifest(\..+)?|module_base64)$/, route: 'POST /extensions', reason: "a plugin manifest checked against the module's exports, and a WebAssembly module: only compiling it tells" },
   { field: /^config\..+$/, route: 'PATCH /extensions/:id/config', reason: "a config key the extension's manifest declares" },
   { field: /^op$/, route: 'POST /tickets/:id/extension-actions/:provider', reason: "an action entrypoint of the extension's manifest" },
+  ...['POST /bot-flows', 'PATCH /bot-flows/:id'].map((route) => (
+    { field: /^(start_node|nodes(\.\d+(\.(id|next|field|text|choices(\.\d+\.target_node)?))?)?)$/, route, reason: 'a bot flow graph: every next and target_node names a node, start_node is one, node types decide which keys they carry (rules across nodes)' })),
+  { field: /^bot_flow_id$/, route: 'POST /webchat/widgets', reason: 'a bot flow of the tenant' },
+  { field: /^visitor_id$/, route: 'POST /webchat/blocks', reason: 'a chat visitor of the tenant' },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);

@@ -45,7 +45,7 @@ t.test('CRUD, validation naming each problem, duplicate, scopes', async (t) => {
   } });
   t.equal(bad.statusCode, 422);
   const fields = bad.json().details.map((d: { field: string }) => d.field).sort();
-  t.same(fields, ['nodes[0].next', 'nodes[1].choices[0].target_node', 'nodes[2].field', 'nodes[3].id', 'start_node'].sort());
+  t.same(fields, ['nodes.0.next', 'nodes.1.choices.0.target_node', 'nodes.2.field', 'nodes.3.id', 'start_node'].sort());
 
   const loop = await call(env, 'POST', '/bot-flows', { token, body: {
     name: 'Loop', start_node: 'a', nodes: [{ id: 'a', type: 'message', text: 'a', next: 'b' }, { id: 'b', type: 'message', text: 'b', next: 'a' }],
