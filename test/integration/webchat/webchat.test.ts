@@ -291,3 +291,22 @@ t.test('the console stream: two daemons share the queue live; Last-Event-ID resu
   await console2.until(() => console2.events.some((e) => e.event === 'message.created' && e.data.text === 'second visitor'), 5000, 'second');
   t.equal(streamB.events.length, 0, 'tenant B\'s console sees nothing of tenant A');
 });
+
+t.test('abandonment: a conversation left with the bot ends when the sweep abandons its session', async (t) => {
+  const { env, a, widget } = await setup(t, { bot: true });
+  const started = (await start(env, widget.id, { message: 'hi' })).json();
+  const before = await chatSweep(env.deps, new Date(Date.now() + 10 * 60_000));
+  t.equal(before.abandoned, 0);
+  const swept = await chatSweep(env.deps, new Date(Date.now() + 31 * 60_000));
+  t.equal(swept.abandoned, 1);
+  const conversation = (await call(env, 'GET', `/webchat/conversations/${started.conversation_id}`, { token: a.admin.token })).json();
+  t.equal(conversation.status, 'ended');
+  t.equal(conversation.ticket_id, null, 'it never reached people: no ticket');
+  const session = (await call(env, 'GET', '/bot-flow-sessions', { token: a.admin.token, query: { status: 'abandoned' } })).json();
+  t.equal(session.meta.total, 1);
+  const last = await env.deps.db('webchat_events').where({ tenant_id: a.id, conversation_id: started.conversation_id, audience: 'visitor' })
+    .orderBy('seq', 'desc').first();
+  t.match(last, { type: 'ended', data: { reason: 'abandoned' } });
+  const refused = await call(env, 'POST', '/webchat/visitor/messages', { headers: asVisitor(started.visitor_token), body: { message: 'still there?' } });
+  t.equal(refused.statusCode, 409);
+});
