@@ -14,6 +14,7 @@ import { metricsPlugin } from './plugins/metrics.js';
 import { requestIdFrom, requestIdPlugin } from './plugins/request-id.js';
 import { RAW_BODY_TYPES, registerRoute, type RouteDef } from './route.js';
 import { streamsPlugin } from './sse.js';
+import { webchatCorsPlugin } from './plugins/webchat-cors.js';
 import { allRoutes, anyBodyRoutes, formRoutes } from './routes/index.js';
 import { wireDomain } from '../src/wiring.js';
 import { closeAllPools } from '../src/extensions/host.js';
@@ -105,6 +106,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   requestIdPlugin(app);
   await identifyPlugin(app);
   rateLimitPlugin(app, countRequest);
+  // After the rate limit (a preflight counts and carries its headers like any answer).
+  webchatCorsPlugin(app);
 
   await app.register(swagger, openApiOptions(deps.config.siteUrl, () => app.routeDefs));
 

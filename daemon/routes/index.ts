@@ -31,6 +31,8 @@ import { reportsRoutes } from './reports.js';
 import { extensionHookRoutes, extensionsRoutes } from './extensions.js';
 import { meetingsRoutes } from './meetings.js';
 import { kbRoutes } from './kb.js';
+import { botsRoutes } from './bots.js';
+import { webchatRoutes } from './webchat.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -66,6 +68,8 @@ export const allRoutes: RouteDef[] = [
   ...extensionsRoutes,
   ...meetingsRoutes,
   ...kbRoutes,
+  ...botsRoutes,
+  ...webchatRoutes,
 ] as RouteDef[];
 
 /** Routes that take a body of any media type as bytes (app.ts registers them with a catch-all parser). */

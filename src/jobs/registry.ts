@@ -12,6 +12,7 @@ import { legacyImportJob } from '../legacy-import/runs.js';
 import { reportRollup } from '../reports/rollup.js';
 import { ingestJob } from '../kb/documents.js';
 import { crawlJob } from '../kb/crawler.js';
+import { chatSweep } from '../webchat/sweep.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -105,6 +106,12 @@ export const JOBS: readonly JobDef[] = [
     description: 'Runs the knowledge base crawls queued through POST /kb-documents/crawl, and resumes one whose process died',
     schedule: '1m',
     run: async (deps, now) => ({ ...(await crawlJob(deps, now)) }),
+  },
+  {
+    name: 'chat-sweep',
+    description: 'Abandons bot sessions idle for 30 minutes (ending their web chats), and announces agents and chat visitors gone offline after 60 s without a heartbeat, in every tenant',
+    schedule: '1m',
+    run: chatSweep,
   },
 ];
 

@@ -88,6 +88,10 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   ...['POST /kb-articles', 'PATCH /kb-articles/:id'].map((route) => (
     { field: /^category_id$/, route, reason: 'a knowledge base category of the tenant' })),
   { field: /^url$/, route: 'POST /kb-documents/crawl', reason: 'a site whose host resolves to a public address (the outbound-target rules)' },
+  ...['POST /bot-flows', 'PATCH /bot-flows/:id'].map((route) => (
+    { field: /^(start_node|nodes(\.\d+(\.(id|next|field|text|choices(\.\d+\.target_node)?))?)?)$/, route, reason: 'a bot flow graph: every next and target_node names a node, start_node is one, node types decide which keys they carry (rules across nodes)' })),
+  { field: /^bot_flow_id$/, route: 'POST /webchat/widgets', reason: 'a bot flow of the tenant' },
+  { field: /^visitor_id$/, route: 'POST /webchat/blocks', reason: 'a chat visitor of the tenant' },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);

@@ -148,6 +148,19 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aKbCrawl = randomUUID();
   await env.deps.db('kb_crawls').insert({ tenant_id: a.id, id: aKbCrawl, url: 'https://8.8.8.8/secret-crawl-of-a', max_pages: 5, status: 'completed', created_at: aNow });
 
+  // Live chat of A: a bot flow, a widget, a visitor's conversation the bot handed off (ticket, session), a block.
+  const aFlow = await aPost('/bot-flows', { name: 'Secret flow of A', active: true, start_node: 'ask', nodes: [
+    { id: 'ask', type: 'collect', text: 'Secret question of the bot of A', field: 'name', next: 'human' },
+    { id: 'human', type: 'handoff', text: 'Secret handoff of A' }] });
+  const aWidget = await aPost('/webchat/widgets', { name: 'Secret widget of A', allowed_origins: ['https://secret-site-of-a.example.com'], bot_flow_id: aFlow.id });
+  const aChat = await call(env, 'POST', `/webchat/widgets/${aWidget.id}/conversations`, {
+    headers: { origin: 'https://secret-site-of-a.example.com' }, body: { email: 'secret-visitor@tenant-a.example.com', message: 'Secret chat line of A' } });
+  if (aChat.statusCode !== 201) throw new Error(`fixture chat: ${aChat.statusCode} ${aChat.body}`);
+  const aVisitorToken = aChat.json().visitor_token as string;
+  await call(env, 'POST', '/webchat/visitor/messages', { headers: { authorization: `Bearer ${aVisitorToken}`, origin: 'https://secret-site-of-a.example.com' }, body: { message: 'Secret Visitor Name A' } });
+  const aSession = await env.deps.db('bot_sessions').where({ tenant_id: a.id }).first('id');
+  const aBlock = await aPost('/webchat/blocks', { visitor_id: aChat.json().visitor_id, reason: 'Secret block reason of A' });
+
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
     users: aCustomer.id,
@@ -189,6 +202,11 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     'kb-documents': aKbUpload.json().id,
     'kb-crawls': aKbCrawl,
     locale: 'en',
+    'bot-flows': aFlow.id,
+    'bot-flow-sessions': aSession.id,
+    widgets: aWidget.id,
+    conversations: aChat.json().conversation_id,
+    blocks: aBlock.id,
   };
   /** Path parameters that name no tenant resource (the same for every tenant): B reaches its own. */
   const sharedParams: Record<string, string> = {
@@ -210,7 +228,10 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     aMeeting.id, 'Secret meeting of A', 'secret-guest@tenant-a.example.com', 'secret-client-of-a', 'secret-client-secret-of-a', 'secret-calendar-of-a',
     'SECRET-CHANNEL-A', 'SECRET-THREAD-A', 'Secret thread note of A',
     aKbCategory.id, 'Secret KB category of A', aKbArticle.id, 'Secret KB article of A', 'secret-kb-slug-a', 'secret KB answer of A',
-    'secret-kb-internal-a', 'secret internal runbook of A', aKbUpload.json().id, 'secret-kb-doc-a', 'secret kb passage of tenant A', aKbCrawl, 'secret-crawl-of-a'];
+    'secret-kb-internal-a', 'secret internal runbook of A', aKbUpload.json().id, 'secret-kb-doc-a', 'secret kb passage of tenant A', aKbCrawl, 'secret-crawl-of-a',
+    aFlow.id, 'Secret flow of A', 'Secret question of the bot of A', aWidget.id, 'Secret widget of A', 'secret-site-of-a', aChat.json().conversation_id,
+    aChat.json().visitor_id, aVisitorToken, 'secret-visitor@tenant-a.example.com', 'Secret chat line of A', 'Secret Visitor Name A', aSession.id,
+    aBlock.id, 'Secret block reason of A'];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
