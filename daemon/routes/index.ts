@@ -30,6 +30,7 @@ import { mailRoutes } from './mail.js';
 import { reportsRoutes } from './reports.js';
 import { extensionHookRoutes, extensionsRoutes } from './extensions.js';
 import { meetingsRoutes } from './meetings.js';
+import { channelsRoutes, channelWebhookRoutes } from './channels.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -64,11 +65,13 @@ export const allRoutes: RouteDef[] = [
   ...reportsRoutes,
   ...extensionsRoutes,
   ...meetingsRoutes,
+  ...channelsRoutes,
 ] as RouteDef[];
 
 /** Routes that take a body of any media type as bytes (app.ts registers them with a catch-all parser). */
 export const anyBodyRoutes: RouteDef[] = [
   ...extensionHookRoutes,
+  ...channelWebhookRoutes,
 ] as RouteDef[];
 
 /** Routes that take an HTML form post (app.ts registers them with the form parser). */

@@ -10,6 +10,8 @@ import { fetchMail } from '../mail/imap-fetch.js';
 import { renewSubscriptions } from '../meetings/renewal.js';
 import { legacyImportJob } from '../legacy-import/runs.js';
 import { reportRollup } from '../reports/rollup.js';
+import { channelDeliveryJob } from '../channels/outbound.js';
+import { processInbound } from '../channels/inbound.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -91,6 +93,18 @@ export const JOBS: readonly JobDef[] = [
     description: "Rolls every tenant's report figures up by UTC hour to the last whole hour, and recomputes the hours later changes marked dirty",
     schedule: '5m',
     run: reportRollup,
+  },
+  {
+    name: 'channel-inbound',
+    description: 'Processes messaging and social channel messages stored by the webhooks but not yet turned into ticket messages (after a crash or a failure), in every tenant',
+    schedule: '1m',
+    run: async (deps, now) => ({ ...(await processInbound(deps, now)) }),
+  },
+  {
+    name: 'channel-delivery',
+    description: 'Sends staff replies due on messaging and social channels: first attempts a process could not make after commit, and retries with back-off after a vendor 429, 5xx or network failure',
+    schedule: '30s',
+    run: channelDeliveryJob,
   },
 ];
 
