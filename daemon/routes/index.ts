@@ -31,6 +31,7 @@ import { reportsRoutes } from './reports.js';
 import { extensionHookRoutes, extensionsRoutes } from './extensions.js';
 import { meetingsRoutes } from './meetings.js';
 import { channelsRoutes, channelWebhookRoutes } from './channels.js';
+import { webformFormRoutes, webformsRoutes } from './webforms.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -66,6 +67,7 @@ export const allRoutes: RouteDef[] = [
   ...extensionsRoutes,
   ...meetingsRoutes,
   ...channelsRoutes,
+  ...webformsRoutes,
 ] as RouteDef[];
 
 /** Routes that take a body of any media type as bytes (app.ts registers them with a catch-all parser). */
@@ -77,4 +79,5 @@ export const anyBodyRoutes: RouteDef[] = [
 /** Routes that take an HTML form post (app.ts registers them with the form parser). */
 export const formRoutes: RouteDef[] = [
   ...csatFormRoutes,
+  ...webformFormRoutes,
 ];

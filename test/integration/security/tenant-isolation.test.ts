@@ -134,6 +134,15 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   await env.deps.db('chat_routes').insert({ tenant_id: a.id, extension_id: aExt.id, team_id: aTeam.id, channel_id: 'SECRET-CHANNEL-A', channel_name: '#secret-a', created_at: aNow, updated_at: aNow });
   await env.deps.db('chat_threads').insert({ tenant_id: a.id, ticket_id: aTicket.id, extension_id: aExt.id, channel_id: 'SECRET-CHANNEL-A', thread_id: 'SECRET-THREAD-A', created_at: aNow });
   await env.deps.db('thread_notes').insert({ tenant_id: a.id, id: randomUUID(), ticket_id: aTicket.id, author_name: 'A', body: 'Secret thread note of A', created_at: aNow });
+  // Channels and web forms: a source with secrets (masked to A, invisible to B), a synced template, a form.
+  const aSource = (await call(env, 'POST', '/channel-sources', { token: a.admin.token, body: { channel: 'messaging_a', name: 'Secret source of A', config: {
+    api_base_url: 'https://93.184.215.16/secret-graph-of-a', phone_number_id: 'SECRET-PN-A', business_account_id: 'SECRET-WABA-A',
+    access_token: 'secret-wa-token-of-a', app_secret: 'secret-app-secret-of-a', verify_token: 'secret-verify-of-a',
+  } } })).json();
+  t.ok(aSource.id, 'A connects a channel source');
+  await env.deps.db('channel_templates').insert({ tenant_id: a.id, id: randomUUID(), source_id: aSource.id, name: 'secret_template_of_a', language: 'en', status: 'approved', components: '[]', created_at: aNow, updated_at: aNow });
+  const aWebform = (await call(env, 'POST', '/webforms', { token: a.admin.token, body: { title: 'Secret form of A', fields: [{ name: 'email', type: 'email', required: true }] } })).json();
+  t.ok(aWebform.id, 'A defines a web form');
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
@@ -171,6 +180,8 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     provider: 'secret-ext-of-a',
     op: 'list_projects',
     meetings: aMeeting.id,
+    'channel-sources': aSource.id,
+    webforms: aWebform.id,
   };
   /** Path parameters that name no tenant resource (the same for every tenant): B reaches its own. */
   const sharedParams: Record<string, string> = {
@@ -190,7 +201,9 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     'Secret question of A', 'Secret rating comment of A', aSurveyToken, '93.184.215.14', 'secret-smtp-user-of-a', 'Secret template of A',
     a.id.replace(/-/g, ''), aImport, 'secret_import_of_a', aExt.id, 'secret-ext-of-a', 'SECRET-EXT-ID-A',
     aMeeting.id, 'Secret meeting of A', 'secret-guest@tenant-a.example.com', 'secret-client-of-a', 'secret-client-secret-of-a', 'secret-calendar-of-a',
-    'SECRET-CHANNEL-A', 'SECRET-THREAD-A', 'Secret thread note of A'];
+    'SECRET-CHANNEL-A', 'SECRET-THREAD-A', 'Secret thread note of A',
+    aSource.id, 'Secret source of A', 'secret-graph-of-a', 'SECRET-PN-A', 'SECRET-WABA-A', 'secret-wa-token-of-a', 'secret-app-secret-of-a',
+    'secret-verify-of-a', 'secret_template_of_a', aWebform.id, 'Secret form of A'];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
