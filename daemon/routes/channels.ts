@@ -62,6 +62,7 @@ export const channelsRoutes = [
   route({
     method: 'POST', url: '/integrations/messaging_a/templates', access: { kind: 'token', scope: 'whatsapp_templates:write' },
     summary: 'Submit a message template to the vendor for review (status pending)', tags,
+    errors: ['resource_not_found'],
     schema: { body: TemplateCreate, response: { 201: TemplateOut } }, status: 201,
     example: { body: { name: 'order_update', language: 'en', category: 'UTILITY', components: [{ type: 'BODY', text: 'Your order {{1}} has shipped.' }] } },
     handler: (ctx, { body }) => submitTemplate(ctx, body),
@@ -69,7 +70,7 @@ export const channelsRoutes = [
   route({
     method: 'POST', url: '/integrations/messaging_a/templates/send', access: { kind: 'token', scope: 'tickets:write', roles: STAFF },
     summary: 'Send an approved template on a messaging_a ticket (audited)', tags,
-    errors: ['conflict'],
+    errors: ['conflict', 'resource_not_found'],
     schema: { body: TemplateSendIn, response: { 201: Message } }, status: 201,
     example: { body: { ticket_id: '00000000-0000-7000-8000-000000000000', template_name: 'order_update', language: 'en', parameters: [{ type: 'text', text: 'A-1001' }] } },
     handler: (ctx, { body }) => sendTemplate(ctx, body),
@@ -92,6 +93,7 @@ const signed = (channel: ChannelName, how: string) => route({
   summary: `Inbound ${channel} webhook`, tags,
   description: `Public, verified by ${how}. A bad signature is \`401\` and creates nothing. Messages are stored as received and processed after the answer; a vendor message id seen before is ignored.`,
   rawBody: { contentType: ANY_MEDIA_TYPE, maxBytes: WEBHOOK_MAX_BYTES, description: 'The vendor\'s JSON payload, exactly as sent (the signature covers these bytes)' },
+  errors: ['unauthenticated', 'validation_failed'],
   schema: { response: { 200: WebhookAck } },
   handler: (ctx, { request }) => receiveWebhook(ctx.deps, channel, webhookInput(request), ctx.now),
 });
@@ -99,6 +101,7 @@ const signed = (channel: ChannelName, how: string) => route({
 const handshakeRoute = (channel: ChannelName) => route({
   method: 'GET', url: `/integrations/${channel}/webhook`, access: { kind: 'public' }, transaction: false,
   summary: `Webhook verification handshake of ${channel}`, tags, page: true,
+  errors: ['forbidden'],
   description: 'Answers `hub.challenge` as text when `hub.mode` is `subscribe` and `hub.verify_token` is a connected source\'s verify token; else `403`.',
   schema: { querystring: HandshakeQuery },
   handler: async (ctx, { query, reply }) => sendChallenge(reply, await handshake(ctx.deps, channel, query)),
@@ -120,6 +123,7 @@ export const channelWebhookRoutes = [
     summary: 'Inbound messaging_b webhook', tags,
     description: 'Public: `tokenHash` is the SHA-256 hex of the source\'s bot token, and the request must carry `X-Telegram-Bot-Api-Secret-Token` equal to its secret token; else `401` and nothing is created.',
     rawBody: { contentType: ANY_MEDIA_TYPE, maxBytes: WEBHOOK_MAX_BYTES, description: 'The vendor\'s JSON update, exactly as sent' },
+    errors: ['unauthenticated', 'validation_failed'],
     schema: { params: TokenHashParams, response: { 200: WebhookAck } },
     handler: (ctx, { params, request }) => receiveWebhook(ctx.deps, 'messaging_b', webhookInput(request, { tokenHash: params.tokenHash }), ctx.now),
   }),

@@ -84,6 +84,12 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
   { field: /^(manifest(\..+)?|module_base64)$/, route: 'POST /extensions', reason: "a plugin manifest checked against the module's exports, and a WebAssembly module: only compiling it tells" },
   { field: /^config\..+$/, route: 'PATCH /extensions/:id/config', reason: "a config key the extension's manifest declares" },
   { field: /^op$/, route: 'POST /tickets/:id/extension-actions/:provider', reason: "an action entrypoint of the extension's manifest" },
+  ...['POST /channel-sources', 'PATCH /channel-sources/:id'].map((route) => (
+    { field: /^config\..+$/, route, reason: "the channel's own config keys (CONTRACT §17: which keys, which are required) and an api_base_url that passes the outbound target rules" })),
+  { field: /^fields(\[\d+\]\.name)?$/, route: 'POST /webforms', reason: 'exactly one email field and unique, unreserved names: rules across the list' },
+  { field: /^(source_id|name)$/, route: 'POST /integrations/messaging_a/templates', reason: 'a connected messaging_a source with a business account, and a template the vendor accepts' },
+  { field: /^(ticket_id|template_name)$/, route: 'POST /integrations/messaging_a/templates/send', reason: "a messaging_a conversation of the tenant and an approved template of its source" },
+  { field: /.*/, route: 'POST /webforms/:id/submissions', reason: "the form's own fields (required ones, an email address), nothing else, and an empty honeypot: the form decides" },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);
