@@ -75,6 +75,8 @@ export interface ChannelAdapter {
   lookupKeys(payload: unknown): string[];
   /** The customer messages of a verified payload (statuses, echoes and other events are left out). */
   parse(payload: unknown): InboundMessage[];
+  /** Status callbacks of messages we sent that the vendor later failed to deliver (messaging_a `statuses`). */
+  parseFailures?(payload: unknown): Array<{ lookupKey: string | null; externalId: string; error: string }>;
   /** The sender's display name from the vendor's profile API, when the payload did not carry it. */
   profileName?(http: VendorHttp, source: AdapterSource, senderId: string): Promise<string | null>;
   sendText(http: VendorHttp, source: AdapterSource, to: string, text: string, idempotencyKey: string): Promise<{ externalId: string | null }>;

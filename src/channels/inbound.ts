@@ -86,7 +86,10 @@ export async function receiveWebhook(deps: Deps, channel: ChannelName, request: 
   const messages = adapter.parse(payload);
   let received = 0;
   let duplicates = 0;
+  const failures = adapter.parseFailures?.(payload) ?? [];
   for (const source of verified) {
+    const failed = failures.filter((f) => f.lookupKey === source.lookup_key);
+    if (failed.length) await recordVendorFailures(deps, source, failed, now);
     const mine = messages.filter((m) => !adapter.lookupConfigKey || m.lookupKey === source.lookup_key);
     if (!mine.length) continue;
     const counts = await inTransaction(deps, { tenantId: source.tenant_id, actor: actorFor(channel), now }, async (ctx) => {
@@ -107,6 +110,20 @@ export async function receiveWebhook(deps: Deps, channel: ChannelName, request: 
     if (!adapter.lookupConfigKey) break;
   }
   return { received, duplicates };
+}
+
+/** A sent reply the vendor reports undeliverable later (a status callback) becomes `failed`, so an agent sees it and can dispatch again. */
+async function recordVendorFailures(deps: Deps, source: SourceRow, failures: Array<{ externalId: string; error: string }>, now: Date): Promise<void> {
+  await inTransaction(deps, { tenantId: source.tenant_id, actor: actorFor(source.channel), now }, async (ctx) => {
+    for (const failure of failures.slice(0, 100)) {
+      const rows = await scoped(ctx, 'channel_deliveries').where({ source_id: source.id, external_id: failure.externalId, status: 'sent' })
+        .update({ status: 'failed', error: failure.error.slice(0, 1000), updated_at: now }).returning('message_id') as Array<{ message_id: string }>;
+      for (const row of rows) {
+        await scoped(ctx, 'messages').where('id', row.message_id)
+          .update({ delivery: JSON.stringify({ status: 'failed', error: failure.error.slice(0, 1000), external_id: failure.externalId }) });
+      }
+    }
+  });
 }
 
 /** The GET handshake: the challenge when the verify token is a connected source's, else 403. */

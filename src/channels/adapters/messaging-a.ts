@@ -86,6 +86,23 @@ export const messagingA: ChannelAdapter = {
   lookupKeys: (payload) => [...new Set(parse(payload).map((m) => m.lookupKey).filter((k): k is string => !!k)
     .concat(asArray(asObject(payload).entry).flatMap((e) => asArray(asObject(e).changes).map((c) => asString(asObject(asObject(asObject(c).value).metadata).phone_number_id)).filter((k): k is string => !!k))))],
   parse,
+  parseFailures(payload) {
+    const out: Array<{ lookupKey: string | null; externalId: string; error: string }> = [];
+    for (const entry of asArray(asObject(payload).entry)) {
+      for (const change of asArray(asObject(entry).changes)) {
+        const value = asObject(asObject(change).value);
+        const lookupKey = asString(asObject(value.metadata).phone_number_id);
+        for (const raw of asArray(value.statuses)) {
+          const st = asObject(raw);
+          const id = asString(st.id);
+          if (!id || st.status !== 'failed') continue;
+          const err = asObject(asArray(st.errors)[0]);
+          out.push({ lookupKey, externalId: id, error: `the vendor could not deliver it: ${asString(err.title) ?? asString(err.message) ?? 'failed'}${err.code !== undefined ? ` (${asString(err.code)})` : ''}` });
+        }
+      }
+    }
+    return out;
+  },
   async sendText(http, source, to, text) {
     const answer = await http.json('POST', `${baseOf(source, DEFAULT_BASE)}/${encodeURIComponent(source.config.phone_number_id ?? '')}/messages`, {
       headers: auth(source.config.access_token),

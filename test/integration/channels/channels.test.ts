@@ -162,6 +162,16 @@ t.test('channels', async (t) => {
     const after = (await call(env, 'GET', `/tickets/${waTicket}/messages`, { token: admin })).json().data.find((m: { id: string }) => m.id === reply.json().id);
     t.match(after.delivery, { status: 'sent', error: null, external_id: /^wamid\.out-/ });
 
+    // The vendor reports later that it could not deliver it: the delivery turns failed.
+    const statuses = JSON.stringify({ object: 'whatsapp_business_account', entry: [{ id: 'WABA-1', changes: [{ field: 'messages', value: {
+      messaging_product: 'whatsapp', metadata: { display_phone_number: '15550001111', phone_number_id: 'PN-1' },
+      statuses: [{ id: after.delivery.external_id, status: 'failed', timestamp: String(now()), recipient_id: '15551234567', errors: [{ code: 131047, title: 'Re-engagement message' }] }],
+    } }] }] });
+    t.same((await post(env, '/integrations/messaging_a/webhook', statuses, { 'x-hub-signature-256': hub('wa-app-secret', statuses) })).json(), { received: 0, duplicates: 0 });
+    const undelivered = (await call(env, 'GET', `/tickets/${waTicket}/messages`, { token: admin })).json().data.find((m: { id: string }) => m.id === reply.json().id);
+    t.match(undelivered.delivery, { status: 'failed', error: /Re-engagement message \(131047\)/, external_id: after.delivery.external_id }, 'a vendor status callback marks it failed');
+    t.equal((await call(env, 'POST', `/tickets/${waTicket}/messages/${reply.json().id}/dispatch`, { token: agent.token })).json().delivery.status, 'sent', 'and it can be dispatched again');
+
     const note = await call(env, 'POST', `/tickets/${waTicket}/messages`, { token: agent.token, body: { body: 'internal', is_private: true } });
     t.equal(note.json().delivery, null, 'private notes are never sent');
 
