@@ -17,6 +17,7 @@ import { notifyOnEvent } from './mail/outbox.js';
 import { countReopening } from './reports/reopen-hook.js';
 import { registerCalendarReplyHandler } from './mail/calendar-replies.js';
 import { handleRsvp } from './meetings/rsvp.js';
+import { queueChannelReply } from './channels/outbound.js';
 
 let wired = false;
 
@@ -31,6 +32,9 @@ export function wireDomain(): void {
   // Public replies move the first- and next-response clocks (CONTRACT §11).
   registerMessageHook('sla', (ctx, { ticket, message }) =>
     slaTicketHook(ctx, { before: ticket, after: ticket, changed: new Set(), message: { is_agent: message.is_agent, is_private: message.is_private } }));
+  // A public staff reply on a messaging or social ticket is queued for its channel (and refused by
+  // the 24-hour rule of messaging_a) inside the reply's transaction.
+  registerMessageHook('channels', queueChannelReply);
   registerEventConsumer('webhook-outbox', async (ctx, event) => {
     await enqueueDeliveries(ctx, event);
   });

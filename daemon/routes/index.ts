@@ -33,6 +33,8 @@ import { meetingsRoutes } from './meetings.js';
 import { kbRoutes } from './kb.js';
 import { botsRoutes } from './bots.js';
 import { webchatRoutes } from './webchat.js';
+import { channelsRoutes, channelWebhookRoutes } from './channels.js';
+import { webformFormRoutes, webformsRoutes } from './webforms.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -70,14 +72,18 @@ export const allRoutes: RouteDef[] = [
   ...kbRoutes,
   ...botsRoutes,
   ...webchatRoutes,
+  ...channelsRoutes,
+  ...webformsRoutes,
 ] as RouteDef[];
 
 /** Routes that take a body of any media type as bytes (app.ts registers them with a catch-all parser). */
 export const anyBodyRoutes: RouteDef[] = [
   ...extensionHookRoutes,
+  ...channelWebhookRoutes,
 ] as RouteDef[];
 
 /** Routes that take an HTML form post (app.ts registers them with the form parser). */
 export const formRoutes: RouteDef[] = [
   ...csatFormRoutes,
+  ...webformFormRoutes,
 ];

@@ -55,6 +55,7 @@ export function messageOut(message: Message, attachments: Attachment[] = []): Me
     is_agent: message.is_agent,
     channel: message.channel,
     attachments: attachments.map(attachmentSummary),
+    delivery: message.delivery ?? null,
     created_at: toRfc3339(message.created_at)!,
   };
 }

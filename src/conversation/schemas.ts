@@ -24,6 +24,11 @@ export const Message = Type.Object({
   is_agent: Type.Boolean(),
   channel: StringEnum(CHANNELS),
   attachments: Type.Array(AttachmentSummary),
+  delivery: Type.Union([Type.Null(), Type.Object({
+    status: StringEnum(['pending', 'sent', 'failed'] as const),
+    error: Nullable(Type.String()),
+    external_id: Nullable(Type.String()),
+  })], { description: 'Outbound delivery on a messaging or social channel (pending, sent, failed); null on channels without delivery' }),
   created_at: Type.String(),
 }, { $id: 'Message' });
 export type Message = Static<typeof Message>;

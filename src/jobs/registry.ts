@@ -13,6 +13,8 @@ import { reportRollup } from '../reports/rollup.js';
 import { ingestJob } from '../kb/documents.js';
 import { crawlJob } from '../kb/crawler.js';
 import { chatSweep } from '../webchat/sweep.js';
+import { channelDeliveryJob } from '../channels/outbound.js';
+import { processInbound } from '../channels/inbound.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -112,6 +114,18 @@ export const JOBS: readonly JobDef[] = [
     description: 'Abandons bot sessions idle for 30 minutes (ending their web chats), and announces agents and chat visitors gone offline after 60 s without a heartbeat, in every tenant',
     schedule: '1m',
     run: chatSweep,
+  },
+  {
+    name: 'channel-inbound',
+    description: 'Processes messaging and social channel messages stored by the webhooks but not yet turned into ticket messages (after a crash or a failure), in every tenant',
+    schedule: '1m',
+    run: async (deps, now) => ({ ...(await processInbound(deps, now)) }),
+  },
+  {
+    name: 'channel-delivery',
+    description: 'Sends staff replies due on messaging and social channels: first attempts a process could not make after commit, and retries with back-off after a vendor 429, 5xx or network failure',
+    schedule: '30s',
+    run: channelDeliveryJob,
   },
 ];
 

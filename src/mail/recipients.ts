@@ -57,11 +57,18 @@ async function handlers(ctx: Ctx, ticket: Ticket): Promise<UserRow[]> {
   return teamMembers(ctx, ticket.team_id);
 }
 
+/**
+ * Addresses under the reserved `.invalid` top-level domain cannot receive mail: the customers a
+ * messaging channel creates carry one (`<channel>.<id>@channels.invalid`) and are answered on
+ * their channel instead.
+ */
+const undeliverable = (email: string) => /\.invalid$/i.test(email);
+
 function distinct(list: Recipient[], actorId: string | null, keepActor = false): Recipient[] {
   const seen = new Set<string>();
   return list.filter((r) => {
     const key = r.email.toLowerCase();
-    if (seen.has(key)) return false;
+    if (seen.has(key) || undeliverable(key)) return false;
     seen.add(key);
     return keepActor || !actorId || r.userId !== actorId;
   });

@@ -82,6 +82,8 @@ export class Message extends TenantModel {
   declare author_name: string;
   declare is_agent: boolean;
   declare channel: Channel;
+  /** Outbound channel delivery of a staff reply (src/channels), null elsewhere. */
+  declare delivery: { status: 'pending' | 'sent' | 'failed'; error: string | null; external_id: string | null } | null;
   declare created_at: Date;
 
   declare ticket?: Ticket;

@@ -92,6 +92,12 @@ export const SERVICE_RULES: Array<{ field: RegExp; route?: string; reason: strin
     { field: /^(start_node|nodes(\.\d+(\.(id|next|field|text|choices(\.\d+\.target_node)?))?)?)$/, route, reason: 'a bot flow graph: every next and target_node names a node, start_node is one, node types decide which keys they carry (rules across nodes)' })),
   { field: /^bot_flow_id$/, route: 'POST /webchat/widgets', reason: 'a bot flow of the tenant' },
   { field: /^visitor_id$/, route: 'POST /webchat/blocks', reason: 'a chat visitor of the tenant' },
+  ...['POST /channel-sources', 'PATCH /channel-sources/:id'].map((route) => (
+    { field: /^config\..+$/, route, reason: "the channel's own config keys (CONTRACT §17: which keys, which are required) and an api_base_url that passes the outbound target rules" })),
+  { field: /^fields(\[\d+\]\.name)?$/, route: 'POST /webforms', reason: 'exactly one email field and unique, unreserved names: rules across the list' },
+  { field: /^(source_id|name)$/, route: 'POST /integrations/messaging_a/templates', reason: 'a connected messaging_a source with a business account, and a template the vendor accepts' },
+  { field: /^(ticket_id|template_name)$/, route: 'POST /integrations/messaging_a/templates/send', reason: "a messaging_a conversation of the tenant and an approved template of its source" },
+  { field: /.*/, route: 'POST /webforms/:id/submissions', reason: "the form's own fields (required ones, an email address), nothing else, and an empty honeypot: the form decides" },
 ];
 
 const FORM_REFUSALS = new Set([400, 413, 415, 422]);

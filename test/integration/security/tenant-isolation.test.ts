@@ -160,6 +160,15 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   await call(env, 'POST', '/webchat/visitor/messages', { headers: { authorization: `Bearer ${aVisitorToken}`, origin: 'https://secret-site-of-a.example.com' }, body: { message: 'Secret Visitor Name A' } });
   const aSession = await env.deps.db('bot_sessions').where({ tenant_id: a.id }).first('id');
   const aBlock = await aPost('/webchat/blocks', { visitor_id: aChat.json().visitor_id, reason: 'Secret block reason of A' });
+  // Channels and web forms: a source with secrets (masked to A, invisible to B), a synced template, a form.
+  const aSource = (await call(env, 'POST', '/channel-sources', { token: a.admin.token, body: { channel: 'messaging_a', name: 'Secret source of A', config: {
+    api_base_url: 'https://93.184.215.16/secret-graph-of-a', phone_number_id: 'SECRET-PN-A', business_account_id: 'SECRET-WABA-A',
+    access_token: 'secret-wa-token-of-a', app_secret: 'secret-app-secret-of-a', verify_token: 'secret-verify-of-a',
+  } } })).json();
+  t.ok(aSource.id, 'A connects a channel source');
+  await env.deps.db('channel_templates').insert({ tenant_id: a.id, id: randomUUID(), source_id: aSource.id, name: 'secret_template_of_a', language: 'en', status: 'approved', components: '[]', created_at: aNow, updated_at: aNow });
+  const aWebform = (await call(env, 'POST', '/webforms', { token: a.admin.token, body: { title: 'Secret form of A', fields: [{ name: 'email', type: 'email', required: true }] } })).json();
+  t.ok(aWebform.id, 'A defines a web form');
 
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
@@ -207,6 +216,8 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     widgets: aWidget.id,
     conversations: aChat.json().conversation_id,
     blocks: aBlock.id,
+    'channel-sources': aSource.id,
+    webforms: aWebform.id,
   };
   /** Path parameters that name no tenant resource (the same for every tenant): B reaches its own. */
   const sharedParams: Record<string, string> = {
@@ -231,7 +242,9 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     'secret-kb-internal-a', 'secret internal runbook of A', aKbUpload.json().id, 'secret-kb-doc-a', 'secret kb passage of tenant A', aKbCrawl, 'secret-crawl-of-a',
     aFlow.id, 'Secret flow of A', 'Secret question of the bot of A', aWidget.id, 'Secret widget of A', 'secret-site-of-a', aChat.json().conversation_id,
     aChat.json().visitor_id, aVisitorToken, 'secret-visitor@tenant-a.example.com', 'Secret chat line of A', 'Secret Visitor Name A', aSession.id,
-    aBlock.id, 'Secret block reason of A'];
+    aBlock.id, 'Secret block reason of A',
+    aSource.id, 'Secret source of A', 'secret-graph-of-a', 'SECRET-PN-A', 'SECRET-WABA-A', 'secret-wa-token-of-a', 'secret-app-secret-of-a',
+    'secret-verify-of-a', 'secret_template_of_a', aWebform.id, 'Secret form of A'];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
