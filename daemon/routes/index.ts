@@ -30,6 +30,7 @@ import { mailRoutes } from './mail.js';
 import { reportsRoutes } from './reports.js';
 import { extensionHookRoutes, extensionsRoutes } from './extensions.js';
 import { meetingsRoutes } from './meetings.js';
+import { rolesRoutes } from './roles.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -64,6 +65,7 @@ export const allRoutes: RouteDef[] = [
   ...reportsRoutes,
   ...extensionsRoutes,
   ...meetingsRoutes,
+  ...rolesRoutes,
 ] as RouteDef[];
 
 /** Routes that take a body of any media type as bytes (app.ts registers them with a catch-all parser). */
