@@ -31,6 +31,7 @@ import { reportsRoutes } from './reports.js';
 import { extensionHookRoutes, extensionsRoutes } from './extensions.js';
 import { meetingsRoutes } from './meetings.js';
 import { rolesRoutes } from './roles.js';
+import { brandingRoutes } from './branding.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -66,6 +67,7 @@ export const allRoutes: RouteDef[] = [
   ...extensionsRoutes,
   ...meetingsRoutes,
   ...rolesRoutes,
+  ...brandingRoutes,
 ] as RouteDef[];
 
 /** Routes that take a body of any media type as bytes (app.ts registers them with a catch-all parser). */
