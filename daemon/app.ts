@@ -19,6 +19,7 @@ import { wireDomain } from '../src/wiring.js';
 import { closeAllPools } from '../src/extensions/host.js';
 import { runJob } from '../src/jobs/runner.js';
 import { setImportJobStarter } from '../src/legacy-import/runs.js';
+import { setArchiveJobStarter } from '../src/archiver/runs.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -43,6 +44,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   // job's schedule is the fallback). Set here because the jobs area lists the import's job, so the
   // import cannot import the job runner without a circle.
   setImportJobStarter((jobDeps) => runJob(jobDeps, 'legacy-import'));
+  // Likewise a run queued through POST /ticket-archiver/run.
+  setArchiveJobStarter((jobDeps) => runJob(jobDeps, 'ticket-archive'));
   const countRequest = requestCounter({
     limit: deps.config.rateLimitPerMin,
     store: deps.redis ? redisStore(deps.redis) : memoryStore(),

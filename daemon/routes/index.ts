@@ -32,6 +32,7 @@ import { extensionHookRoutes, extensionsRoutes } from './extensions.js';
 import { meetingsRoutes } from './meetings.js';
 import { rolesRoutes } from './roles.js';
 import { brandingRoutes } from './branding.js';
+import { ticketArchiverRoutes } from './ticket-archiver.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -68,6 +69,7 @@ export const allRoutes: RouteDef[] = [
   ...meetingsRoutes,
   ...rolesRoutes,
   ...brandingRoutes,
+  ...ticketArchiverRoutes,
 ] as RouteDef[];
 
 /** Routes that take a body of any media type as bytes (app.ts registers them with a catch-all parser). */

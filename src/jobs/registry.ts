@@ -10,6 +10,7 @@ import { fetchMail } from '../mail/imap-fetch.js';
 import { renewSubscriptions } from '../meetings/renewal.js';
 import { legacyImportJob } from '../legacy-import/runs.js';
 import { reportRollup } from '../reports/rollup.js';
+import { ticketArchiveJob } from '../archiver/runs.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -91,6 +92,12 @@ export const JOBS: readonly JobDef[] = [
     description: "Rolls every tenant's report figures up by UTC hour to the last whole hour, and recomputes the hours later changes marked dirty",
     schedule: '5m',
     run: reportRollup,
+  },
+  {
+    name: 'ticket-archive',
+    description: 'Runs the archive runs queued through POST /ticket-archiver/run (closed tickets to Parquet in the object store), and resumes a run whose process died, batch by batch from its manifest',
+    schedule: '1m',
+    run: async (deps, now) => ({ ...(await ticketArchiveJob(deps, now)) }),
   },
 ];
 
