@@ -85,13 +85,12 @@ export function s3Store(options: S3Options): ObjectStore {
 
 type StoreConfig = Pick<Config, 'dataDir' | 'archiveUrl' | 'archiveS3Endpoint' | 'archiveS3Region' | 'archiveS3AccessKeyId' | 'archiveS3SecretAccessKey'>;
 
-const cache = new Map<string, ObjectStore>();
+const cache = new WeakMap<StoreConfig, ObjectStore>();
 
-/** The store of this configuration (one client per place and process). */
+/** The store of this configuration (one client per configuration and process). */
 export function archiveStoreFor(config: StoreConfig): ObjectStore {
   const url = config.archiveUrl ?? `file://${join(config.dataDir, 'archive')}`;
-  const cacheKey = `${url}|${config.archiveS3Endpoint ?? ''}|${config.archiveS3AccessKeyId ?? ''}`;
-  let store = cache.get(cacheKey);
+  let store = cache.get(config);
   if (store) return store;
   let parsed: URL;
   try {
@@ -113,6 +112,6 @@ export function archiveStoreFor(config: StoreConfig): ObjectStore {
   } else {
     throw new Error('HELPDESK_ARCHIVE_URL must be file:///path or s3://bucket/prefix');
   }
-  cache.set(cacheKey, store);
+  cache.set(config, store);
   return store;
 }
