@@ -135,6 +135,16 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   await env.deps.db('chat_threads').insert({ tenant_id: a.id, ticket_id: aTicket.id, extension_id: aExt.id, channel_id: 'SECRET-CHANNEL-A', thread_id: 'SECRET-THREAD-A', created_at: aNow });
   await env.deps.db('thread_notes').insert({ tenant_id: a.id, id: randomUUID(), ticket_id: aTicket.id, author_name: 'A', body: 'Secret thread note of A', created_at: aNow });
 
+  // Administration: a custom role of A, A's branding, and a (dry) archive run of A.
+  const aRole = await aPost('/roles', { name: 'Secret role of A', description: 'Secret role description of A' });
+  await call(env, 'PUT', `/roles/${aRole.id}/permissions`, { token: a.admin.token, body: { tickets: ['list', 'view'] } });
+  const aBrand = await call(env, 'PATCH', '/branding', { token: a.admin.token, body: {
+    name: 'Secret brand of A', footer_html: '<p>Secret footer of A</p>', support_email: 'secret-support@tenant-a.example.com', logo_url: 'https://cdn.tenant-a.example.com/secret-logo.png',
+  } });
+  if (aBrand.statusCode !== 200) throw new Error(`fixture branding: ${aBrand.statusCode} ${aBrand.body}`);
+  const aArchiveRun = await call(env, 'POST', '/ticket-archiver/run', { token: a.admin.token, body: { dry_run: true } });
+  if (aArchiveRun.statusCode !== 202) throw new Error(`fixture archive run: ${aArchiveRun.statusCode} ${aArchiveRun.body}`);
+
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
     users: aCustomer.id,
@@ -171,6 +181,7 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     provider: 'secret-ext-of-a',
     op: 'list_projects',
     meetings: aMeeting.id,
+    roles: aRole.id,
   };
   /** Path parameters that name no tenant resource (the same for every tenant): B reaches its own. */
   const sharedParams: Record<string, string> = {
@@ -190,7 +201,9 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     'Secret question of A', 'Secret rating comment of A', aSurveyToken, '93.184.215.14', 'secret-smtp-user-of-a', 'Secret template of A',
     a.id.replace(/-/g, ''), aImport, 'secret_import_of_a', aExt.id, 'secret-ext-of-a', 'SECRET-EXT-ID-A',
     aMeeting.id, 'Secret meeting of A', 'secret-guest@tenant-a.example.com', 'secret-client-of-a', 'secret-client-secret-of-a', 'secret-calendar-of-a',
-    'SECRET-CHANNEL-A', 'SECRET-THREAD-A', 'Secret thread note of A'];
+    'SECRET-CHANNEL-A', 'SECRET-THREAD-A', 'Secret thread note of A',
+    aRole.id, 'Secret role of A', 'Secret role description of A', 'Secret brand of A', 'Secret footer of A', 'secret-logo.png',
+    aArchiveRun.json().run_id];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
