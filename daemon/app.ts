@@ -21,6 +21,7 @@ import { closeAllPools } from '../src/extensions/host.js';
 import { runJob } from '../src/jobs/runner.js';
 import { setImportJobStarter } from '../src/legacy-import/runs.js';
 import { setKbJobStarter } from '../src/kb/jobs.js';
+import { setArchiveJobStarter } from '../src/archiver/runs.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -55,6 +56,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     }
     return null;
   });
+  // Likewise a run queued through POST /ticket-archiver/run.
+  setArchiveJobStarter((jobDeps) => runJob(jobDeps, 'ticket-archive'));
   const countRequest = requestCounter({
     limit: deps.config.rateLimitPerMin,
     store: deps.redis ? redisStore(deps.redis) : memoryStore(),

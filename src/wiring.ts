@@ -18,6 +18,8 @@ import { countReopening } from './reports/reopen-hook.js';
 import { registerCalendarReplyHandler } from './mail/calendar-replies.js';
 import { handleRsvp } from './meetings/rsvp.js';
 import { queueChannelReply } from './channels/outbound.js';
+import { registerArchiveReader } from './tickets/archive-port.js';
+import { archiveReader } from './archiver/read.js';
 
 let wired = false;
 
@@ -48,4 +50,6 @@ export function wireDomain(): void {
   registerEventConsumer('mail-notifications', notifyOnEvent);
   // Calendar REPLY mails are RSVPs to meeting invitations, never tickets.
   registerCalendarReplyHandler(handleRsvp);
+  // An archived ticket is read back from the archive (CONTRACT §19).
+  registerArchiveReader(archiveReader);
 }

@@ -35,6 +35,9 @@ import { botsRoutes } from './bots.js';
 import { webchatRoutes } from './webchat.js';
 import { channelsRoutes, channelWebhookRoutes } from './channels.js';
 import { webformFormRoutes, webformsRoutes } from './webforms.js';
+import { rolesRoutes } from './roles.js';
+import { brandingRoutes } from './branding.js';
+import { ticketArchiverRoutes } from './ticket-archiver.js';
 
 /** Every route of the API, by area. A new area adds its list here. */
 export const allRoutes: RouteDef[] = [
@@ -74,6 +77,9 @@ export const allRoutes: RouteDef[] = [
   ...webchatRoutes,
   ...channelsRoutes,
   ...webformsRoutes,
+  ...rolesRoutes,
+  ...brandingRoutes,
+  ...ticketArchiverRoutes,
 ] as RouteDef[];
 
 /** Routes that take a body of any media type as bytes (app.ts registers them with a catch-all parser). */

@@ -4,6 +4,7 @@ import { sha256Hex } from '../core/crypto.js';
 import type { Actor, Role } from '../core/context.js';
 import { UserRecord } from '../directory/models.js';
 import { ROLE_SCOPES } from './scopes.js';
+import { scopesOf, type Permissions } from '../rbac/permissions.js';
 
 /**
  * Bearer tokens (CONTRACT §3): sessions `hds_<random>`, API keys `hdk_<prefix>_<random>`, each with
@@ -36,6 +37,8 @@ interface Row {
   cred_tenant_id: string;
   cred_id: string;
   cred_scopes: string[] | null;
+  /** The permission matrix of the user's custom role, when they hold one. */
+  cred_role_permissions: Permissions | null;
   cred_last_used_at: Date | null;
   [userColumn: string]: unknown;
 }
@@ -54,6 +57,10 @@ export async function resolveBearerToken(db: Knex, token: string, now: Date): Pr
     .join('users as u', function () {
       this.on('u.tenant_id', '=', 'c.tenant_id').andOn('u.id', '=', 'c.user_id');
     })
+    // A custom role's matrix decides the scopes (RBAC): read with the user, in the same statement.
+    .leftJoin('roles as r', function () {
+      this.on('r.tenant_id', '=', 'u.tenant_id').andOn('r.id', '=', 'u.custom_role_id');
+    })
     .where('c.token_hash', hash)
     .whereNull('c.revoked_at')
     .where(function () {
@@ -63,10 +70,11 @@ export async function resolveBearerToken(db: Knex, token: string, now: Date): Pr
     .first(
       'c.tenant_id as cred_tenant_id', 'c.id as cred_id', 'c.last_used_at as cred_last_used_at',
       kind === 'api_key' ? 'c.scopes as cred_scopes' : db.raw('null::text[] as cred_scopes'),
+      'r.permissions as cred_role_permissions',
       'u.*',
     );
   if (!row) return null;
-  const { cred_tenant_id: tenantId, cred_id: credentialId, cred_scopes: scopes, cred_last_used_at: lastUsedAt, ...userColumns } = row;
+  const { cred_tenant_id: tenantId, cred_id: credentialId, cred_scopes: scopes, cred_last_used_at: lastUsedAt, cred_role_permissions: rolePermissions, ...userColumns } = row;
   const user = UserRecord.fromDatabaseJson(userColumns);
 
   // Touch last_used_at at most once a minute: enough for "last used" displays, cheap on hot paths.
@@ -74,6 +82,8 @@ export async function resolveBearerToken(db: Knex, token: string, now: Date): Pr
     await db(table).where({ tenant_id: tenantId, id: credentialId }).update({ last_used_at: now });
   }
 
+  // A custom role's user is staff holding exactly the scopes its matrix grants; else the role's.
+  const roleScopes = user.custom_role_id && rolePermissions ? scopesOf(rolePermissions) : ROLE_SCOPES[user.role];
   const actor: Actor = {
     type: kind === 'session' ? 'user' : 'api_key',
     userId: user.id,
@@ -82,13 +92,12 @@ export async function resolveBearerToken(db: Knex, token: string, now: Date): Pr
     apiKeyId: kind === 'api_key' ? credentialId : null,
     sessionId: kind === 'session' ? credentialId : null,
     // A key acts for its owner but never beyond the owner's role: a demoted admin's keys shrink.
-    scopes: kind === 'session' ? ROLE_SCOPES[user.role] : effectiveKeyScopes(scopes ?? [], user.role),
+    scopes: kind === 'session' ? roleScopes : effectiveKeyScopes(scopes ?? [], user.role, roleScopes),
   };
   return { tenantId, actor, user };
 }
 
-function effectiveKeyScopes(keyScopes: string[], role: Role): string[] {
+function effectiveKeyScopes(keyScopes: string[], role: Role, roleScopes: readonly string[]): string[] {
   if (role === 'admin') return keyScopes;
-  const roleScopes = ROLE_SCOPES[role];
   return keyScopes.filter((s) => roleScopes.includes(s) || roleScopes.includes(`${s.split(':')[0]}:*`));
 }

@@ -1,5 +1,5 @@
 import type { Ctx } from '../core/context.js';
-import { errors } from '../core/errors.js';
+import { errors, isAppError } from '../core/errors.js';
 import { toRfc3339 } from '../core/clock.js';
 import { paginateUnbounded, type CursorMeta, type Page } from '../core/pagination.js';
 import { recordEvent } from '../events/record.js';
@@ -8,7 +8,7 @@ import { Status } from '../vocab/models.js';
 import { htmlToText, sanitizeMessageHtml } from './html.js';
 import { runMessageHooks } from './hooks.js';
 import { adoptInlineImages, attachmentSummary } from './attachment-output.js';
-import { changeTicketStatus, isStaffActor, loadVisibleTicket } from './ticket-port.js';
+import { archiveReader, changeTicketStatus, isStaffActor, loadVisibleTicket } from './ticket-port.js';
 import type { Message as MessageOut, MessageCreate, MessageListQuery } from './schemas.js';
 import { pinConfigVersion } from '../db/config-cache.js';
 
@@ -136,7 +136,16 @@ export async function addMessage(ctx: Ctx, ticketId: string, input: NewMessage):
 
 /** A ticket's messages, oldest first; customers see public ones only. */
 export async function listMessages(ctx: Ctx, ticketId: string, query: MessageListQuery): Promise<Page<MessageOut, CursorMeta>> {
-  const ticket = await loadVisibleTicket(ctx, ticketId);
+  let ticket: Ticket;
+  try {
+    ticket = await loadVisibleTicket(ctx, ticketId);
+  } catch (error) {
+    // An archived ticket's messages come from the archive, all in one page (CONTRACT §19).
+    if (!isAppError(error) || error.code !== 'resource_not_found') throw error;
+    const archived = await archiveReader()?.messages(ctx, ticketId);
+    if (!archived) throw error;
+    return { data: archived, meta: { page_size: archived.length, next_cursor: null } as CursorMeta };
+  }
   const qb = Message.scoped(ctx).where('messages.ticket_id', ticket.id);
   if (!isStaffActor(ctx)) qb.where('messages.is_private', false);
   const page = await paginateUnbounded<Message, Message>(query, qb.toKnexQuery(), { table: 'messages', direction: 'asc' });

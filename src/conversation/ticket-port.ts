@@ -10,6 +10,8 @@ import type { Status } from '../vocab/models.js';
  * reply that reopens a ticket as to any other status change).
  */
 export { isStaffActor, loadVisibleTicket } from '../tickets/visibility.js';
+/** An archived ticket's messages are read from the archive (CONTRACT §19). */
+export { archiveReader } from '../tickets/archive-port.js';
 
 export async function changeTicketStatus(ctx: Ctx, ticket: Ticket, status: Status): Promise<Ticket> {
   return applyTicketChanges(ctx, ticket, { status_id: status.id });

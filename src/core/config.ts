@@ -52,6 +52,20 @@ export interface Config {
   extensionTimeoutMs: number;
   /** HELPDESK_EXTENSION_HOOK_PER_MIN: inbound hook calls one extension accepts per minute (default 120). */
   extensionHookPerMin: number;
+  /**
+   * HELPDESK_ARCHIVE_URL: where the ticket archiver writes Parquet files: `file:///path` or
+   * `s3://bucket/prefix`; null: `file://<data dir>/archive`.
+   */
+  archiveUrl: string | null;
+  /** HELPDESK_ARCHIVE_S3_ENDPOINT: an S3-compatible endpoint (path-style addressing); null: AWS. */
+  archiveS3Endpoint: string | null;
+  /** HELPDESK_ARCHIVE_S3_REGION (default us-east-1). */
+  archiveS3Region: string;
+  /** HELPDESK_ARCHIVE_S3_ACCESS_KEY_ID / _SECRET_ACCESS_KEY (else AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY). */
+  archiveS3AccessKeyId: string | null;
+  archiveS3SecretAccessKey: string | null;
+  /** HELPDESK_ARCHIVE_BATCH_SIZE: tickets per archive batch (one set of Parquet files), default 200. */
+  archiveBatchSize: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -127,5 +141,11 @@ export function loadConfig(env: Env = process.env): Config {
     vapidPrivateKey: nonEmpty(env.HELPDESK_VAPID_PRIVATE_KEY),
     extensionTimeoutMs: intFrom(env, 'HELPDESK_EXTENSION_TIMEOUT_MS', 2000, 50),
     extensionHookPerMin: intFrom(env, 'HELPDESK_EXTENSION_HOOK_PER_MIN', 120, 1),
+    archiveUrl: nonEmpty(env.HELPDESK_ARCHIVE_URL),
+    archiveS3Endpoint: nonEmpty(env.HELPDESK_ARCHIVE_S3_ENDPOINT),
+    archiveS3Region: nonEmpty(env.HELPDESK_ARCHIVE_S3_REGION) ?? 'us-east-1',
+    archiveS3AccessKeyId: nonEmpty(env.HELPDESK_ARCHIVE_S3_ACCESS_KEY_ID) ?? nonEmpty(env.AWS_ACCESS_KEY_ID),
+    archiveS3SecretAccessKey: nonEmpty(env.HELPDESK_ARCHIVE_S3_SECRET_ACCESS_KEY) ?? nonEmpty(env.AWS_SECRET_ACCESS_KEY),
+    archiveBatchSize: intFrom(env, 'HELPDESK_ARCHIVE_BATCH_SIZE', 200, 1),
   };
 }

@@ -1,4 +1,5 @@
 import { escapeHtml } from './html.js';
+import { brandCss, brandFooter, brandHeader, type BrandView } from '../branding/html.js';
 import type { SurveyStrings } from './i18n.js';
 
 /**
@@ -20,6 +21,8 @@ export interface SurveyView {
   formToken: string;
   current: { score: number; comment: string | null; reason: string | null } | null;
   notice: 'thanks' | 'invalid' | null;
+  /** The tenant's branding (src/branding): header, colours, footer. */
+  brand?: BrandView;
 }
 
 const STYLE = `
@@ -35,7 +38,7 @@ button{margin-top:1rem;font:inherit;font-weight:600;padding:.7rem 1.2rem;border:
 .thanks{background:#e6f4ea;color:#0d5323}.invalid{background:#fdecea;color:#8a1c12}
 `;
 
-function layout(lang: string, title: string, body: string): string {
+function layout(lang: string, title: string, body: string, brand?: BrandView): string {
   return `<!doctype html>
 <html lang="${escapeHtml(lang)}">
 <head>
@@ -43,11 +46,11 @@ function layout(lang: string, title: string, body: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
+<style>${STYLE}${brand ? brandCss(brand) : ''}</style>
 </head>
 <body>
 <main>
-${body}
+${brand ? brandHeader(brand) : ''}${body}${brand ? brandFooter(brand) : ''}
 </main>
 </body>
 </html>
@@ -87,7 +90,7 @@ ${scores}
 ${reasons}
 ${comment}
 <button type="submit">${escapeHtml(s.submit)}</button>
-</form>`);
+</form>`, view.brand);
 }
 
 export function renderUnavailablePage(lang: string, strings: SurveyStrings): string {

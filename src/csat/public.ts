@@ -7,6 +7,7 @@ import { scoped } from '../db/tenant-scope.js';
 import { getCsatSettings, DEFAULT_QUESTION } from './settings.js';
 import { surveyLanguage } from './i18n.js';
 import { renderSurveyPage } from './page.js';
+import { brandingFor } from '../branding/service.js';
 import { resolveSurveyToken, submitRating, surveyUrl } from './surveys.js';
 import type { CsatAnswer, CsatSubmit, SurveyForm } from './schemas.js';
 import type { CsatSurvey } from './models.js';
@@ -54,6 +55,7 @@ async function pageOf(ctx: Ctx, survey: CsatSurvey, token: string, notice: 'than
     commentEnabled: settings.comment_enabled,
     action: new URL(surveyUrl(ctx.deps, token)).pathname,
     formToken: formTokenFor(ctx.deps, survey.id),
+    brand: await brandingFor(ctx.trx, ctx.tenantId),
     current: current?.score ? { score: current.score, comment: current.comment, reason: current.reason } : null,
     notice,
   });

@@ -12,6 +12,7 @@ export class UserRecord extends TenantModel {
   declare email: string;
   declare name: string;
   declare role: Role;
+  declare custom_role_id: string | null;
   declare active: boolean;
   declare password_hash: string | null;
   declare phone: string | null;

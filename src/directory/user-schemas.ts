@@ -13,6 +13,8 @@ export const User = Type.Object({
   email: Type.String(),
   name: Type.String(),
   role: RoleSchema,
+  /** The custom role the user holds (RBAC module), else null; such a user's `role` is `agent`. */
+  custom_role_id: Nullable(Type.String()),
   active: Type.Boolean(),
   phone: Nullable(Type.String()),
   notes: Nullable(Type.String()),
@@ -73,7 +75,10 @@ export const UserUpdate = Type.Object(
 );
 export type UserUpdate = Static<typeof UserUpdate>;
 
-export const RoleChange = Type.Object({ role: RoleSchema }, { $id: 'RoleChange', additionalProperties: false });
+/** A system role (`admin`, `agent`, `customer`) or a custom role's name (RBAC module). */
+export const RoleChange = Type.Object({
+  role: NonBlank({ maxLength: 64, description: 'admin, agent, customer, or the name of a custom role' }),
+}, { $id: 'RoleChange', additionalProperties: false });
 
 export const UserListQuery = Type.Object({
   ...pageParams,

@@ -1,4 +1,9 @@
-import type { Actor, Ctx, Role } from '../core/context.js';
+import { ROLES, type Actor, type Ctx, type Role } from '../core/context.js';
+import { requireFeature } from '../licensing/features.js';
+import { grants } from '../auth/scopes.js';
+import { findRoleByName } from '../rbac/roles.js';
+import { scopesOf } from '../rbac/permissions.js';
+import { RoleRecord } from '../rbac/models.js';
 import { errors } from '../core/errors.js';
 import { toRfc3339 } from '../core/clock.js';
 import { paginatePage, type Page } from '../core/pagination.js';
@@ -22,6 +27,7 @@ export function userOut(row: UserRow): User {
     email: row.email,
     name: row.name,
     role: row.role,
+    custom_role_id: row.custom_role_id ?? null,
     active: row.active,
     phone: row.phone,
     notes: row.notes,
@@ -178,16 +184,38 @@ export async function setUserOrganization(ctx: Ctx, id: string, organizationId: 
   return userOut(after);
 }
 
-export async function changeRole(ctx: Ctx, id: string, role: Role): Promise<User> {
+/**
+ * `PATCH /users/{id}/role`: a system role, or a custom role's name (RBAC module, CONTRACT §19).
+ * A custom role's holder is staff (`role = 'agent'`, a seat) with exactly the role's scopes. Only
+ * admins hand out or take away `admin`; anyone else may hand out only a custom role whose scopes
+ * they hold themselves, so `users:write` never becomes a way to more rights.
+ */
+export async function changeRole(ctx: Ctx, id: string, name: string): Promise<User> {
+  const wanted = name.trim();
+  const system = (ROLES as readonly string[]).includes(wanted.toLowerCase()) ? (wanted.toLowerCase() as Role) : null;
+  let custom: RoleRecord | null = null;
+  if (!system) {
+    await requireFeature(ctx, 'rbac');
+    custom = await findRoleByName(ctx, wanted);
+    if (!custom) throw errors.invalid('role', `must be admin, agent, customer or the name of a custom role; there is no role ${wanted}`);
+    const missing = scopesOf(custom.permissions).filter((s) => !grants(ctx.actor.scopes, s));
+    if (missing.length && !actsAsAdmin(ctx.actor)) throw errors.forbidden(`Only admins may hand out a role granting scopes you do not hold (${missing.join(', ')})`);
+  }
+  const role: Role = system ?? 'agent';
+  const customRoleId = custom?.id ?? null;
   const before = await loadUser(ctx, id);
-  if (before.role === role) return userOut(before);
+  if (before.role === role && (before.custom_role_id ?? null) === customRoleId) return userOut(before);
   if (role === 'admin' || before.role === 'admin') requireAdminActor(ctx);
   if (before.role === 'admin' && before.active) {
     await lockTenant(ctx);
     await assertAnotherActiveAdmin(ctx, before, 'demote');
   }
   if (!isStaff(before.role) && isStaff(role) && before.active) await assertSeatAvailable(ctx);
-  const after = await saveUser(ctx, id, { role });
-  await recordAudit(ctx, { action: 'user.role_changed', resourceType: 'user', resourceId: id, changes: { from: before.role, to: role } });
+  const after = await saveUser(ctx, id, { role, custom_role_id: customRoleId });
+  const fromName = before.custom_role_id ? (await RoleRecord.findIn(ctx, before.custom_role_id))?.name ?? before.role : before.role;
+  await recordAudit(ctx, {
+    action: 'user.role_changed', resourceType: 'user', resourceId: id,
+    changes: { from: fromName, to: custom?.name ?? role, ...(custom || before.custom_role_id ? { custom_role_id: { from: before.custom_role_id ?? null, to: customRoleId } } : {}) },
+  });
   return userOut(after);
 }

@@ -15,6 +15,7 @@ import { crawlJob } from '../kb/crawler.js';
 import { chatSweep } from '../webchat/sweep.js';
 import { channelDeliveryJob } from '../channels/outbound.js';
 import { processInbound } from '../channels/inbound.js';
+import { ticketArchiveJob } from '../archiver/runs.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -126,6 +127,12 @@ export const JOBS: readonly JobDef[] = [
     description: 'Sends staff replies due on messaging and social channels: first attempts a process could not make after commit, and retries with back-off after a vendor 429, 5xx or network failure',
     schedule: '30s',
     run: channelDeliveryJob,
+  },
+  {
+    name: 'ticket-archive',
+    description: 'Runs the archive runs queued through POST /ticket-archiver/run (closed tickets to Parquet in the object store), and resumes a run whose process died, batch by batch from its manifest',
+    schedule: '1m',
+    run: async (deps, now) => ({ ...(await ticketArchiveJob(deps, now)) }),
   },
 ];
 

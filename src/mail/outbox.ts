@@ -14,6 +14,8 @@ import { REPLY_MARKER, domainOf, notificationMessageId, rootMessageId } from './
 import { ownAddressOf } from './transports.js';
 import { sendDueNotifications } from './send.js';
 import { cachedConfig } from '../db/config-cache.js';
+import { brandingFor, hasBranding } from '../branding/service.js';
+import { brandMailHtml } from '../branding/html.js';
 
 /**
  * The mail notifications' event consumer (registered in src/wiring.ts): for each event that
@@ -51,11 +53,13 @@ async function enqueue(ctx: Ctx, event: EventRecord, ticket: Ticket, identifier:
   for (const recipient of recipients) texts.push(await templateFor(ctx, identifier, recipient.locale));
   const withCsat = texts.some((text) => usesPlaceholder(text.subject, 'csat.url') || usesPlaceholder(text.body_html, 'csat.url'));
   const values = await valuesFor(ctx, ticket, event, identifier, withCsat);
+  // The tenant's branding frames the body once they have set any (src/branding).
+  const brand = await cachedConfig(ctx, 'branding', async () => (await hasBranding(ctx) ? brandingFor(ctx.trx, ctx.tenantId) : null));
   // The customer's own first Message-ID is put before the root at send time (send.ts).
   const references = [rootMessageId(ticket.id, domain)];
   for (const [index, recipient] of recipients.entries()) {
     const text = texts[index]!;
-    const bodyHtml = renderHtml(text.body_html, values);
+    const bodyHtml = brand ? brandMailHtml(brand, renderHtml(text.body_html, values)) : renderHtml(text.body_html, values);
     const subject = renderSubject(text.subject, values);
     const id = uuidv7(ctx.now.getTime());
     const messageId = notificationMessageId(id, domain);

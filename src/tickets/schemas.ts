@@ -3,6 +3,7 @@ import { cursorParams } from '../core/pagination.js';
 import { NonBlank, Nullable, StringEnum } from '../core/schema-types.js';
 import { CHANNELS } from './models.js';
 import { CUSTOM_FIELD_KEY_PATTERN } from '../vocab/schemas.js';
+import { Message } from '../conversation/schemas.js';
 
 /** Request and response schemas of /tickets (CONTRACT §5 "Ticket"). */
 
@@ -47,6 +48,10 @@ export const TicketSchema = Type.Object({
   csat: Nullable(Type.Object({ score: Type.Integer(), comment: Nullable(Type.String()), reason: Nullable(Type.String()), submitted_at: Type.String() })),
   created_at: Type.String(),
   updated_at: Type.String(),
+  /** CONTRACT §19: present (true) only on a ticket read from the archive by GET /tickets/{id}. */
+  archived: Type.Optional(Type.Boolean({ description: 'true when the ticket was read from the cold archive (GET /tickets/{id} only)' })),
+  /** An archived ticket's messages, from the archive (customers: public ones only). */
+  messages: Type.Optional(Type.Array(Message, { description: 'An archived ticket\'s messages, read from the archive' })),
 }, { $id: 'Ticket' });
 export type TicketOut = Static<typeof TicketSchema>;
 

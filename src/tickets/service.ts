@@ -3,10 +3,20 @@ import { applyTicketChanges } from './changes.js';
 import { loadVisibleTicket } from './visibility.js';
 import { ticketOut } from './output.js';
 import type { TicketOut, TicketUpdate } from './schemas.js';
+import { isAppError } from '../core/errors.js';
+import { archiveReader } from './archive-port.js';
 
 /** GET and PATCH /tickets/{id}; create is create.ts, the list list.ts. */
 export async function getTicket(ctx: Ctx, id: string): Promise<TicketOut> {
-  return ticketOut(await loadVisibleTicket(ctx, id));
+  try {
+    return ticketOut(await loadVisibleTicket(ctx, id));
+  } catch (error) {
+    // Not in the hot tables: an archived ticket answers from the archive (CONTRACT §19).
+    if (!isAppError(error) || error.code !== 'resource_not_found') throw error;
+    const archived = await archiveReader()?.ticket(ctx, id);
+    if (archived) return archived;
+    throw error;
+  }
 }
 
 /** Staff only (the route says so); the row is locked so concurrent changes apply one after another. */

@@ -170,6 +170,16 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
   const aWebform = (await call(env, 'POST', '/webforms', { token: a.admin.token, body: { title: 'Secret form of A', fields: [{ name: 'email', type: 'email', required: true }] } })).json();
   t.ok(aWebform.id, 'A defines a web form');
 
+  // Administration: a custom role of A, A's branding, and a (dry) archive run of A.
+  const aRole = await aPost('/roles', { name: 'Secret role of A', description: 'Secret role description of A' });
+  await call(env, 'PUT', `/roles/${aRole.id}/permissions`, { token: a.admin.token, body: { tickets: ['list', 'view'] } });
+  const aBrand = await call(env, 'PATCH', '/branding', { token: a.admin.token, body: {
+    name: 'Secret brand of A', footer_html: '<p>Secret footer of A</p>', support_email: 'secret-support@tenant-a.example.com', logo_url: 'https://cdn.tenant-a.example.com/secret-logo.png',
+  } });
+  if (aBrand.statusCode !== 200) throw new Error(`fixture branding: ${aBrand.statusCode} ${aBrand.body}`);
+  const aArchiveRun = await call(env, 'POST', '/ticket-archiver/run', { token: a.admin.token, body: { dry_run: true } });
+  if (aArchiveRun.statusCode !== 202) throw new Error(`fixture archive run: ${aArchiveRun.statusCode} ${aArchiveRun.body}`);
+
   /** Path parameter → one of A's ids, keyed by the path segment before `:id`, or by the parameter name. */
   const aIds: Record<string, string> = {
     users: aCustomer.id,
@@ -218,6 +228,7 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     blocks: aBlock.id,
     'channel-sources': aSource.id,
     webforms: aWebform.id,
+    roles: aRole.id,
   };
   /** Path parameters that name no tenant resource (the same for every tenant): B reaches its own. */
   const sharedParams: Record<string, string> = {
@@ -244,7 +255,9 @@ t.test('no route lets one tenant reach another tenant', async (t) => {
     aChat.json().visitor_id, aVisitorToken, 'secret-visitor@tenant-a.example.com', 'Secret chat line of A', 'Secret Visitor Name A', aSession.id,
     aBlock.id, 'Secret block reason of A',
     aSource.id, 'Secret source of A', 'secret-graph-of-a', 'SECRET-PN-A', 'SECRET-WABA-A', 'secret-wa-token-of-a', 'secret-app-secret-of-a',
-    'secret-verify-of-a', 'secret_template_of_a', aWebform.id, 'Secret form of A'];
+    'secret-verify-of-a', 'secret_template_of_a', aWebform.id, 'Secret form of A',
+    aRole.id, 'Secret role of A', 'Secret role description of A', 'Secret brand of A', 'Secret footer of A', 'secret-logo.png',
+    aArchiveRun.json().run_id];
 
   const freshBToken = () =>
     inTransaction(env.deps, { tenantId: b.id, actor: CLI_ACTOR, now: new Date() }, (ctx) => createSession(ctx, b.admin.id).then((s) => s.token));
