@@ -10,6 +10,7 @@ import { fetchMail } from '../mail/imap-fetch.js';
 import { renewSubscriptions } from '../meetings/renewal.js';
 import { legacyImportJob } from '../legacy-import/runs.js';
 import { reportRollup } from '../reports/rollup.js';
+import { publishPending } from '../events/publisher.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -91,6 +92,12 @@ export const JOBS: readonly JobDef[] = [
     description: "Rolls every tenant's report figures up by UTC hour to the last whole hour, and recomputes the hours later changes marked dirty",
     schedule: '5m',
     run: reportRollup,
+  },
+  {
+    name: 'event-publish',
+    description: 'Numbers the committed events a process left unnumbered (it stopped between its commit and its publisher run) and announces them to the live stream and the webhook dispatcher, in every tenant',
+    schedule: '30s',
+    run: async (deps) => publishPending(deps),
   },
 ];
 
