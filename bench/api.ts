@@ -9,23 +9,12 @@
  * Scenarios: an anonymous liveness probe (pipeline overhead), an authenticated profile read (token
  * lookup + one query), a paged user list, and a login (Argon2id verification dominates by design).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Pool } from 'undici';
-import { loadConfig } from '../src/core/config.js';
-import { CLI_ACTOR } from '../src/core/context.js';
-import { createDeps, closeDeps } from '../src/core/deps.js';
-import { createLogger } from '../src/core/logging.js';
-import { createDb, withDatabase } from '../src/db/connection.js';
-import { migrateLatest } from '../src/db/migrations.js';
-import { createTenant } from '../src/tenants/service.js';
 import { buildApp } from '../daemon/app.js';
+import { BENCH_PASSWORD, scratchDatabase } from './shared/scratch.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
 
 interface Scenario {
   name: string;
@@ -61,16 +50,10 @@ async function drive(pool: Pool, scenario: Scenario): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const name = `helpdesk_bench_${randomBytes(4).toString('hex')}`;
-  const admin = createDb(adminUrl, { max: 1 });
-  await admin.raw(`create database ${name}`);
-  const dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-bench-'));
-  const config = { ...loadConfig({ HELPDESK_DATA_DIR: dataDir, HELPDESK_RATE_LIMIT_PER_MIN: '100000000' }), logLevel: 'silent' };
-  const deps = createDeps(config, withDatabase(adminUrl, name), { log: createLogger('silent'), poolMax: 20 });
+  const scratch = await scratchDatabase();
+  const { deps, tenant: created } = scratch;
+  const password = BENCH_PASSWORD;
   try {
-    await migrateLatest(deps.db);
-    const password = 'benchmark password 123';
-    const created = await createTenant(deps, { slug: 'bench', name: 'Bench', adminEmail: 'admin@bench.example.com', adminPassword: password }, CLI_ACTOR, new Date());
     const app = await buildApp(deps);
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
     const pool = new Pool(address, { connections: concurrency });
@@ -93,10 +76,7 @@ async function main(): Promise<void> {
     await pool.close();
     await app.close();
   } finally {
-    await closeDeps(deps);
-    await admin.raw(`drop database if exists ${name} with (force)`);
-    await admin.destroy();
-    rmSync(dataDir, { recursive: true, force: true });
+    await scratch.close();
   }
 }
 

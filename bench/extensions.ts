@@ -12,42 +12,29 @@
  *    template's create form), timed alone as the routes make it, p50 and p99; and sequential
  *    requests to a panel that answers without calling out, next to the plain ticket read.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { buildApp } from '../daemon/app.js';
-import { loadConfig } from '../src/core/config.js';
 import { CLI_ACTOR } from '../src/core/context.js';
-import { createDeps, closeDeps } from '../src/core/deps.js';
-import { createLogger } from '../src/core/logging.js';
-import { createDb, withDatabase } from '../src/db/connection.js';
-import { migrateLatest } from '../src/db/migrations.js';
 import { inTransaction } from '../src/db/transaction.js';
-import { createTenant } from '../src/tenants/service.js';
 import { buildPlugin, newPlugin } from '../src/extensions/toolchain.js';
 import { configureExtension, installExtension } from '../src/extensions/service.js';
 import { Extension } from '../src/extensions/models.js';
 import { runJson } from '../src/extensions/runtime.js';
 import { readFile } from 'node:fs/promises';
+import { scratchDatabase } from './shared/scratch.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const samples = Number(process.env.BENCH_SAMPLES ?? 500);
-const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 async function main(): Promise<void> {
-  const name = `helpdesk_bench_${randomBytes(4).toString('hex')}`;
-  const admin = createDb(adminUrl, { max: 1 });
-  await admin.raw(`create database ${name}`);
-  const dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-bench-'));
-  const config = { ...loadConfig({ HELPDESK_DATA_DIR: dataDir, HELPDESK_RATE_LIMIT_PER_MIN: '100000000', HELPDESK_WEBHOOKS_ALLOW_PRIVATE: '1' }), logLevel: 'silent' };
-  const deps = createDeps(config, withDatabase(adminUrl, name), { log: createLogger('silent'), poolMax: 20 });
+  const scratch = await scratchDatabase({ env: { HELPDESK_WEBHOOKS_ALLOW_PRIVATE: '1' } });
+  const { deps, dataDir, tenant: created } = scratch;
   const crm = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('{"name":"Ana Corp","plan":"Enterprise","mrr":4200,"url":"https://crm.example/ana"}');
@@ -55,8 +42,6 @@ async function main(): Promise<void> {
   crm.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => crm.listen(0, '127.0.0.1', resolve));
   try {
-    await migrateLatest(deps.db);
-    const created = await createTenant(deps, { slug: 'bench', name: 'Bench', adminEmail: 'admin@bench.example.com', adminPassword: 'benchmark password 123' }, CLI_ACTOR, new Date());
     const tenantId = created.tenant.id;
     for (const kind of ['context_tool', 'tasklist']) {
       const project = await newPlugin({ name: `bench-${kind.replace('_', '-')}`, kind, dir: join(dataDir, kind), vendorHost: '127.0.0.1' });
@@ -114,10 +99,7 @@ async function main(): Promise<void> {
   } finally {
     crm.closeAllConnections();
     crm.close();
-    await closeDeps(deps);
-    await admin.raw(`drop database if exists ${name} with (force)`);
-    await admin.destroy();
-    rmSync(dataDir, { recursive: true, force: true });
+    await scratch.close();
   }
 }
 

@@ -91,10 +91,10 @@ async function seedTenant(db: Knex, tenantId: string, tickets: number, firstNumb
     UNION ALL
     SELECT t.tenant_id, gen_random_uuid(), t.id, 'Done', false, t.assigned_agent_id, 'Agent', true, t.channel, t.first_responded_at + interval '30 minutes'
       FROM tickets t WHERE t.tenant_id = '${tenantId}' AND t.first_responded_at IS NOT NULL AND t.ticket_number % 10 < 3`);
-  // Breach events as the escalation job records them (numbering and NOTIFY are off while seeding).
+  // Breach events as the escalation job records them, numbered here (no publisher run, no NOTIFY).
   await db.raw(`
-    INSERT INTO events (tenant_id, id, type, ticket_id, subject_type, subject_id, from_value, data, created_at)
-    SELECT t.tenant_id, gen_random_uuid(), x.type, t.id, 'ticket', t.id, x.at,
+    INSERT INTO events (tenant_id, id, seq, type, ticket_id, subject_type, subject_id, from_value, data, created_at)
+    SELECT t.tenant_id, gen_random_uuid(), nextval('event_seq'), x.type, t.id, 'ticket', t.id, x.at,
            jsonb_build_object('ticket_id', t.id, 'target', x.target, 'from', x.at, 'to', null, 'at', x.at, 'actor_id', null, 'actor_name', null),
            x.at::timestamptz
       FROM tickets t
@@ -130,10 +130,8 @@ async function main(): Promise<void> {
       const started = performance.now();
       const created = await createTenant(deps, { slug: 'bench', name: 'Bench', adminEmail: 'admin@bench.example.com', adminPassword: 'benchmark password 123' }, CLI_ACTOR, new Date());
       const other = await createTenant(deps, { slug: 'other', name: 'Other', adminEmail: 'admin@other.example.com', adminPassword: 'benchmark password 123' }, CLI_ACTOR, new Date());
-      await deps.db.raw('ALTER TABLE events DISABLE TRIGGER events_publish');
       await seedTenant(deps.db, created.tenant.id, TICKETS, 0);
       await seedTenant(deps.db, other.tenant.id, Math.round(TICKETS / 10), 0);
-      await deps.db.raw('ALTER TABLE events ENABLE TRIGGER events_publish');
       await deps.db.raw('VACUUM ANALYZE tickets, messages, events, csat_surveys, users, teams');
       // The bench tenant is Enterprise with the BI module (a licence row as applyLicense stores it).
       await deps.db('licenses').insert({

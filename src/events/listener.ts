@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Logger } from '../core/logging.js';
 
-/** The channel the event store's commit trigger NOTIFYs, with the tenant id as payload. */
+/** The channel the event publisher NOTIFYs (src/events/publisher.ts), with the tenant id as payload. */
 export const EVENTS_CHANNEL = 'helpdesk_events';
 
 export interface EventListenerOptions {

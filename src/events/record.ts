@@ -2,6 +2,7 @@ import type { Ctx } from '../core/context.js';
 import { uuidv7 } from '../core/ids.js';
 import { eventConsumers } from './consumers.js';
 import { EventRecord, type SubjectType } from './models.js';
+import { publishAfterCommit } from './publisher.js';
 
 export interface NewEvent {
   /** The webhook event name, e.g. `ticket.status_changed`. */
@@ -22,10 +23,12 @@ export interface NewEvent {
 /**
  * Appends one event in ctx's transaction and hands it to every registered consumer in that same
  * transaction (ARCHITECTURE rule 3): a rolled-back change leaves neither the event nor its
- * deliveries behind. Its `seq` and the NOTIFY come at commit (see the migration).
+ * deliveries behind. It is committed unnumbered; its `seq` and the NOTIFY come from the tenant's
+ * publisher run right after the commit (src/events/publisher.ts).
  */
 export async function recordEvent(ctx: Ctx, input: NewEvent): Promise<EventRecord> {
   const event = await EventRecord.insertIn(ctx, eventRow(ctx, input));
+  publishAfterCommit(ctx);
   // An import (ctx.quiet) records history: nothing may fan out to webhooks, mail or push.
   if (!ctx.quiet) for (const consume of eventConsumers()) await consume(ctx, event);
   return event;
@@ -40,6 +43,7 @@ export async function recordEvents(ctx: Ctx, inputs: NewEvent[]): Promise<EventR
   const events = await EventRecord.query(ctx.trx)
     .insert(inputs.map((input) => ({ id: uuidv7(ctx.now.getTime()), ...eventRow(ctx, input), tenant_id: ctx.tenantId })) as never)
     .returning('*') as unknown as EventRecord[];
+  publishAfterCommit(ctx);
   if (!ctx.quiet) for (const event of events) for (const consume of eventConsumers()) await consume(ctx, event);
   return events;
 }

@@ -20,8 +20,9 @@ export interface TicketStreamOptions {
  * The live ticket stream of ctx's tenant (GET /tickets/stream): every committed event about a
  * ticket after the resume point, in `seq` order. It subscribes to the process's LISTEN connection
  * before reading where to start, so nothing committed in between is missed; per tenant, `seq`
- * order is visibility order (migrations/…_event_stream_order.ts), so passing a `seq` never skips
- * an event that becomes visible later.
+ * order is visibility order (the publisher numbers committed events in serialised runs:
+ * src/events/publisher.ts), so passing a `seq` never skips an event that becomes visible later.
+ * Events not yet numbered are not on the stream; the publisher's NOTIFY wakes it when they are.
  */
 export async function openTicketStream(ctx: Ctx, options: TicketStreamOptions = {}): Promise<EventFeed> {
   const resume = options.lastEventId ?? null;

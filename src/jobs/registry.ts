@@ -16,6 +16,7 @@ import { chatSweep } from '../webchat/sweep.js';
 import { channelDeliveryJob } from '../channels/outbound.js';
 import { processInbound } from '../channels/inbound.js';
 import { ticketArchiveJob } from '../archiver/runs.js';
+import { publishPending } from '../events/publisher.js';
 
 /**
  * Every background job, in one list: the scheduler (src/jobs/manager.ts) runs each on its
@@ -133,6 +134,12 @@ export const JOBS: readonly JobDef[] = [
     description: 'Runs the archive runs queued through POST /ticket-archiver/run (closed tickets to Parquet in the object store), and resumes a run whose process died, batch by batch from its manifest',
     schedule: '1m',
     run: async (deps, now) => ({ ...(await ticketArchiveJob(deps, now)) }),
+  },
+  {
+    name: 'event-publish',
+    description: 'Numbers the committed events a process left unnumbered (it stopped between its commit and its publisher run) and announces them to the live stream and the webhook dispatcher, in every tenant',
+    schedule: '30s',
+    run: async (deps) => publishPending(deps),
   },
 ];
 

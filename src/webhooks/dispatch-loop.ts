@@ -6,10 +6,11 @@ import { WAKE_CHANNEL } from './deliveries.js';
 
 /**
  * The long-lived dispatcher of `helpdesk serve`: a drain runs whenever Postgres announces a commit
- * (`NOTIFY helpdesk_events` from the event store, `helpdesk_webhooks` from a manual retry), so a
- * delivery leaves within milliseconds of the commit; a slow poll catches retries falling due and
- * anything a lost connection missed. Drains never overlap within a process; a wake-up during a
- * drain runs one more drain after it. Other daemons run their own loop: the claim keeps them apart.
+ * (`NOTIFY helpdesk_events` from the event publisher right after the change's commit,
+ * `helpdesk_webhooks` from a manual retry), so a delivery leaves within milliseconds of the
+ * commit; a slow poll catches retries falling due and anything a lost connection missed. Drains
+ * never overlap within a process; a wake-up during a drain runs one more drain after it. Other
+ * daemons run their own loop: the claim keeps them apart.
  */
 export interface DispatchLoop {
   stop(): Promise<void>;

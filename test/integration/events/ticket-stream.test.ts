@@ -253,10 +253,10 @@ t.test('the LISTEN connection is re-opened when it drops, and nothing is lost', 
   t.same(stream.events.map((e) => e.data.id), [during.id, after.id]);
 });
 
-t.test('a commit that draws its seq first but becomes visible last is not skipped', async (t) => {
+t.test('a commit that starts first but becomes visible last is not skipped', async (t) => {
   const env = await testApp(t, LONG);
   const a = await tenantFixture(env);
-  // A slow step at commit, after the seq is drawn (deferred triggers fire in name order).
+  // A slow step at commit (a deferred trigger): the first transaction becomes visible last.
   await env.deps.db.raw(`
     CREATE FUNCTION test_slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN IF NEW.data->>'slow' IS NOT NULL THEN PERFORM pg_sleep(0.6); END IF; RETURN NULL; END $$;
@@ -268,11 +268,14 @@ t.test('a commit that draws its seq first but becomes visible last is not skippe
   await stream.until(() => env.deps.events.listening, 5000, 'the listener');
 
   const slow = commitEvent(env.deps, a.id, { data: { slow: true } });
-  await new Promise((r) => setTimeout(r, 150)); // the slow commit has drawn its seq and sleeps
+  await new Promise((r) => setTimeout(r, 150)); // the slow commit is under way
   const fast = commitEvent(env.deps, a.id, { data: { fast: true } });
-  const [slowEvent, fastEvent] = await Promise.all([slow, fast]);
+  const fastEvent = await fast;
+  await stream.until(() => stream.events.length >= 1, 5000, 'the fast event');
+  const slowEvent = await slow;
   await stream.until(() => stream.events.length >= 2, 5000, 'both events');
-  t.same(stream.events.map((e) => e.data.id), [slowEvent.id, fastEvent.id], 'both, in seq order');
+  t.same(stream.events.map((e) => e.data.id), [fastEvent.id, slowEvent.id], 'both, in the order they became visible');
+  t.ok(Number(stream.events[1]!.id) > Number(stream.events[0]!.id), 'the later-visible event has the higher seq');
 });
 
 t.test('a client that stops reading holds one page, not the backlog; it gets everything when it reads again', async (t) => {
