@@ -168,6 +168,8 @@ async function runCrawl(deps: Deps, crawl: CrawlRow, now: Date, limits: CrawlLim
   let robots: ReturnType<typeof robotsParser>;
   try {
     const response = await get(`${origin}/robots.txt`);
+    // No robots.txt (4xx) allows everything; a failing one (5xx) might forbid anything: stop.
+    if (response.status >= 500) throw new Error(`robots.txt answered HTTP ${response.status}; the crawl waits until it can be read`);
     robots = robotsParser(`${origin}/robots.txt`, response.ok ? await readCapped(response, 512 * 1024) : '');
   } catch (error) {
     fail(`${origin}/robots.txt`, (error as Error).message);

@@ -95,10 +95,16 @@ export async function uploadDocument(ctx: Ctx, parts: AsyncIterable<UploadPart>)
   const id = uuidv7(ctx.now.getTime());
   const key = blobKey(ctx.tenantId, id, ctx.now);
   await storeBytes(ctx, key, bytes);
-  const [row] = await insertScoped<DocumentRow>(ctx, 'kb_documents', {
-    id, filename, content_type: contentType, size: bytes.length, blob_key: key, status: 'queued',
-    created_by: ctx.actor.userId, created_at: ctx.now, updated_at: ctx.now,
-  });
+  let row: DocumentRow | undefined;
+  try {
+    [row] = await insertScoped<DocumentRow>(ctx, 'kb_documents', {
+      id, filename, content_type: contentType, size: bytes.length, blob_key: key, status: 'queued',
+      created_by: ctx.actor.userId, created_at: ctx.now, updated_at: ctx.now,
+    });
+  } catch (error) {
+    await blobStoreFor(ctx.deps.config).delete(key);
+    throw error;
+  }
   await recordAudit(ctx, { action: 'kb_document.uploaded', resourceType: 'kb_document', resourceId: id, changes: { filename, content_type: contentType, size: bytes.length } });
   nudge(ctx, 'kb-ingest');
   return documentOut(row!);
@@ -111,9 +117,15 @@ export async function replaceDocument(ctx: Ctx, id: string, parts: AsyncIterable
   const { filename, contentType, bytes } = await checked(await readUpload(parts));
   const key = blobKey(ctx.tenantId, id, ctx.now);
   await storeBytes(ctx, key, bytes);
-  const [row] = await scoped(ctx, 'kb_documents').where({ id }).update({
-    filename, content_type: contentType, size: bytes.length, blob_key: key, status: 'queued', error: null, updated_at: ctx.now,
-  }).returning('*') as DocumentRow[];
+  let row: DocumentRow | undefined;
+  try {
+    [row] = await scoped(ctx, 'kb_documents').where({ id }).update({
+      filename, content_type: contentType, size: bytes.length, blob_key: key, status: 'queued', error: null, updated_at: ctx.now,
+    }).returning('*') as DocumentRow[];
+  } catch (error) {
+    await blobStoreFor(ctx.deps.config).delete(key);
+    throw error;
+  }
   const oldKey = before.blob_key;
   if (oldKey && oldKey !== key) ctx.afterCommit(() => blobStoreFor(ctx.deps.config).delete(oldKey));
   await recordAudit(ctx, { action: 'kb_document.replaced', resourceType: 'kb_document', resourceId: id, changes: { filename, content_type: contentType, size: bytes.length } });

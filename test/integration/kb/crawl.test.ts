@@ -14,9 +14,14 @@ async function site(t: Test) {
     '/docs/new': page('New place', '<p>The moved page explains the guest network, isolated from the office network.</p>'),
   };
   const requests: string[] = [];
+  const state = { robotsDown: false };
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://site').pathname;
     requests.push(path);
+    if (path === '/robots.txt' && state.robotsDown) {
+      res.writeHead(503);
+      return res.end();
+    }
     if (path === '/docs/old') {
       res.writeHead(301, { location: '/docs/new' });
       return res.end();
@@ -35,7 +40,7 @@ async function site(t: Test) {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, pages, requests };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, pages, requests, state };
 }
 
 function page(title: string, body: string) {
@@ -98,6 +103,18 @@ t.test('crawling a documentation site', async (t) => {
     t.match((await call(env, 'GET', `/kb-crawls/${excluded.json().id}`, { token })).json(), { status: 'completed', pages_fetched: 3 }, 'home, the binary and the missing page');
     t.notOk(docs.requests.slice(count).includes('/docs/setup'));
     t.same(env.guard.violations, [], 'no query touched a tenant-owned table without tenant_id');
+  });
+
+  await t.test('a robots.txt answering 5xx stops the crawl before any page', async (t) => {
+    docs.state.robotsDown = true;
+    const count = docs.requests.length;
+    const crawl = await call(env, 'POST', '/kb-documents/crawl', { token, body: { url: `${docs.url}/docs/` } });
+    await runningKbJobs();
+    t.match((await call(env, 'GET', `/kb-crawls/${crawl.json().id}`, { token })).json(), {
+      status: 'failed', pages_fetched: 0, errors: [{ url: `${docs.url}/robots.txt`, message: /HTTP 503/ }],
+    });
+    t.same(docs.requests.slice(count), ['/robots.txt']);
+    docs.state.robotsDown = false;
   });
 
   await t.test('bad input', async (t) => {
