@@ -150,4 +150,5 @@ t.test('roles: system roles, licence gate, matrix, assignment, enforcement, dele
   t.equal((await call(env, 'GET', '/roles', { token: other.admin.token })).json().meta.total, 3);
   res = await call(env, 'PATCH', `/users/${(await userFixture(env, other.id, 'agent')).id}/role`, { token: other.admin.token, body: { role: 'Directory clerk' } });
   t.equal(res.statusCode, 422, "another tenant's role name is unknown here");
+  t.same(env.guard.violations, [], 'every query was tenant-scoped');
 });
