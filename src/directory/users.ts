@@ -1,5 +1,5 @@
 import { ROLES, type Actor, type Ctx, type Role } from '../core/context.js';
-import { requireFeature } from '../licensing/features.js';
+import { entitlements, hasFeature, requireFeature } from '../licensing/features.js';
 import { grants } from '../auth/scopes.js';
 import { findRoleByName } from '../rbac/roles.js';
 import { scopesOf } from '../rbac/permissions.js';
@@ -195,9 +195,12 @@ export async function changeRole(ctx: Ctx, id: string, name: string): Promise<Us
   const system = (ROLES as readonly string[]).includes(wanted.toLowerCase()) ? (wanted.toLowerCase() as Role) : null;
   let custom: RoleRecord | null = null;
   if (!system) {
-    await requireFeature(ctx, 'rbac');
     custom = await findRoleByName(ctx, wanted);
-    if (!custom) throw errors.invalid('role', `must be admin, agent, customer or the name of a custom role; there is no role ${wanted}`);
+    if (!custom) {
+      const rbac = hasFeature(await entitlements(ctx), 'rbac');
+      throw errors.invalid('role', rbac ? `must be admin, agent, customer or the name of a custom role; there is no role ${wanted}` : 'must be one of admin, agent, customer');
+    }
+    await requireFeature(ctx, 'rbac');
     const missing = scopesOf(custom.permissions).filter((s) => !grants(ctx.actor.scopes, s));
     if (missing.length && !actsAsAdmin(ctx.actor)) throw errors.forbidden(`Only admins may hand out a role granting scopes you do not hold (${missing.join(', ')})`);
   }

@@ -198,7 +198,7 @@ export async function fuzzRoutes(env: TestEnv, keys: LicenseKeys, defs: readonly
     // ends before the fingerprint is taken, so it is not blamed on the next request.
     await runningKbJobs();
     await env.deps.db('users').where({ tenant_id: tenant.id }).whereIn('id', [tenant.admin.id, customer.id, agent.id])
-      .update({ active: true, role: env.deps.db.raw("(case id when ? then 'admin' when ? then 'customer' else 'agent' end)", [tenant.admin.id, customer.id]) });
+      .update({ active: true, custom_role_id: null, role: env.deps.db.raw("(case id when ? then 'admin' when ? then 'customer' else 'agent' end)", [tenant.admin.id, customer.id]) });
     // The fuzz tenant's sessions (the fixtures', and those valid sign-ins created) are of no more
     // use: dropping them keeps the fingerprint small.
     await env.deps.db('sessions').where({ tenant_id: tenant.id }).delete();

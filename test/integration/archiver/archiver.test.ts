@@ -158,4 +158,5 @@ t.test('archive closed tickets to Parquet files and read them back through the A
 
   const audit = await env.deps.db('audit_log').where({ tenant_id: tenant.id, action: 'ticket_archiver.run_requested' });
   t.equal(audit.length, 4);
+  t.same(env.guard.violations, [], 'every query was tenant-scoped');
 });

@@ -110,4 +110,5 @@ t.test('the CSAT page and notification mail carry the branding', async (t) => {
   t.match(page.body, /<header class="brand"><img src="https:\/\/cdn\.globex\.example\/l\.png" alt=""><span>Globex Care<\/span><\/header>/);
   t.match(page.body, /button\{background:#123456\}/);
   t.match(page.body, /<footer class="brand"><p>Globex &amp; Co\./);
+  t.same(env.guard.violations, [], 'every query was tenant-scoped');
 });

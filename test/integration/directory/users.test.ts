@@ -6,7 +6,7 @@ import { inTransaction } from '../../../src/db/transaction.js';
 import { createUser, updateUser } from '../../../src/directory/users.js';
 
 const USER_FIELDS = [
-  'id', 'email', 'name', 'role', 'active', 'phone', 'notes', 'department', 'alternate_emails', 'custom_fields', 'is_vip',
+  'id', 'email', 'name', 'role', 'custom_role_id', 'active', 'phone', 'notes', 'department', 'alternate_emails', 'custom_fields', 'is_vip',
   'max_concurrent_conversations', 'organization_id', 'avatar_url', 'timezone', 'locale', 'two_factor_enabled',
   'invited_at', 'last_login_at', 'created_at', 'updated_at',
 ].sort();

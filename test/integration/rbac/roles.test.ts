@@ -30,8 +30,8 @@ t.test('roles: system roles, licence gate, matrix, assignment, enforcement, dele
   t.equal(res.statusCode, 403);
   t.same(res.json().details, { feature: 'rbac' });
   res = await call(env, 'PATCH', `/users/${agent.id}/role`, { token: admin, body: { role: 'Billing agent' } });
-  t.equal(res.statusCode, 403);
-  t.equal(res.json().code, 'feature_not_licensed');
+  t.equal(res.statusCode, 422, 'Community knows the system roles only');
+  t.same(res.json().details, [{ field: 'role', message: 'must be one of admin, agent, customer' }]);
 
   await grantLicense(env, tenant.id, keys);
   for (const id of ['admin', 'agent', 'customer']) {
@@ -134,6 +134,13 @@ t.test('roles: system roles, licence gate, matrix, assignment, enforcement, dele
   t.same(of('role.deleted').map((a) => a.resource_id), [role.id]);
   t.same(of('user.role_changed').filter((a) => a.resource_id === agent.id).map((a) => [a.changes.from, a.changes.to]), [['agent', 'Billing agent'], ['Billing agent', 'agent']]);
 
+  // Without the RBAC module (a licence without it), a custom role can no longer be handed out.
+  await grantLicense(env, tenant.id, keys, { modules: ['meetings'] });
+  res = await call(env, 'PATCH', `/users/${agent.id}/role`, { token: admin, body: { role: 'Directory clerk' } });
+  t.equal(res.statusCode, 403);
+  t.same(res.json().details, { feature: 'rbac' });
+  await grantLicense(env, tenant.id, keys);
+
   // Another tenant never sees this tenant's roles.
   const other = await tenantFixture(env);
   await grantLicense(env, other.id, keys);
@@ -143,4 +150,5 @@ t.test('roles: system roles, licence gate, matrix, assignment, enforcement, dele
   t.equal((await call(env, 'GET', '/roles', { token: other.admin.token })).json().meta.total, 3);
   res = await call(env, 'PATCH', `/users/${(await userFixture(env, other.id, 'agent')).id}/role`, { token: other.admin.token, body: { role: 'Directory clerk' } });
   t.equal(res.statusCode, 422, "another tenant's role name is unknown here");
+  t.same(env.guard.violations, [], 'every query was tenant-scoped');
 });
