@@ -22,7 +22,9 @@ export function webchatCorsPlugin(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
     if (!VISITOR_PATH.test(request.url)) return;
     allowOrigin(request, reply);
-    if (request.method === 'OPTIONS') {
+    // A CORS preflight is an OPTIONS with Access-Control-Request-Method; any other OPTIONS is
+    // what it always was (no such route).
+    if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) {
       reply.header('Access-Control-Allow-Methods', 'GET, POST');
       reply.header('Access-Control-Allow-Headers', 'Authorization, Content-Type, Last-Event-ID');
       reply.header('Access-Control-Max-Age', '600');
