@@ -268,6 +268,8 @@ async function processOne(deps: Deps, row: InboundRow, now: Date): Promise<void>
       // The guard against a second processor: the row is locked here and must still be pending.
       const current = await scoped(ctx, 'channel_inbound').where('id', row.id).forUpdate().first() as { status: string } | undefined;
       if (current?.status !== 'pending') return;
+      // One sender's messages are handled one at a time: a first contact creates one identity and one ticket.
+      await ctx.trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`channel-sender:${source.id}:${message.senderId}`]);
       const identity = await identityOf(ctx, source, message, name);
       const vendorTime = message.timestamp ? new Date(message.timestamp) : now;
       if (!identity.last_inbound_at || identity.last_inbound_at < vendorTime) {

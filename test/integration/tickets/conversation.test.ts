@@ -2,7 +2,8 @@ import t from 'tap';
 import { call, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
 import { ticketFixture } from '../../helpers/conversation.js';
 
-const MESSAGE_FIELDS = ['id', 'ticket_id', 'body', 'body_html', 'is_private', 'author_id', 'author_name', 'is_agent', 'channel', 'attachments', 'created_at'].sort();
+// CONTRACT §5's message, plus `delivery` (CONTRACT §17: null on channels without delivery).
+const MESSAGE_FIELDS = ['id', 'ticket_id', 'body', 'body_html', 'is_private', 'author_id', 'author_name', 'is_agent', 'channel', 'attachments', 'delivery', 'created_at'].sort();
 
 const ticketRow = (env: TestEnv, tenantId: string, id: string) => env.deps.db('tickets').where({ tenant_id: tenantId, id }).first();
 const statusKey = async (env: TestEnv, tenantId: string, id: string) =>
