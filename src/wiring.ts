@@ -7,7 +7,7 @@
 import { registerTicketHook } from './tickets/hooks.js';
 import { endSnoozeOnClose, endSnoozeOnCustomerReply } from './tickets/snooze.js';
 import { slaTicketHook } from './sla/ticket-clock.js';
-import { registerMessageHook } from './conversation/hooks.js';
+import { registerAttachmentsHook, registerMessageHook } from './conversation/hooks.js';
 import { registerEventConsumer } from './events/consumers.js';
 import { enqueueDeliveries } from './webhooks/outbox.js';
 import { routingHook } from './automation/routing.js';
@@ -17,7 +17,7 @@ import { notifyOnEvent } from './mail/outbox.js';
 import { countReopening } from './reports/reopen-hook.js';
 import { registerCalendarReplyHandler } from './mail/calendar-replies.js';
 import { handleRsvp } from './meetings/rsvp.js';
-import { queueChannelReply } from './channels/outbound.js';
+import { queueChannelAttachments, queueChannelReply } from './channels/outbound.js';
 import { registerArchiveReader } from './tickets/archive-port.js';
 import { archiveReader } from './archiver/read.js';
 
@@ -37,6 +37,8 @@ export function wireDomain(): void {
   // A public staff reply on a messaging or social ticket is queued for its channel (and refused by
   // the 24-hour rule of messaging_a) inside the reply's transaction.
   registerMessageHook('channels', queueChannelReply);
+  // Files uploaded to such a reply afterwards are sent as media messages after its text.
+  registerAttachmentsHook('channels', queueChannelAttachments);
   registerEventConsumer('webhook-outbox', async (ctx, event) => {
     await enqueueDeliveries(ctx, event);
   });

@@ -8,6 +8,8 @@ import type { ChannelName } from '../../src/channels/adapter.js';
 import { createSource, disconnectSource, getSource, listSources, updateSource } from '../../src/channels/sources.js';
 import { handshake, receiveWebhook } from '../../src/channels/inbound.js';
 import { dispatchMessage } from '../../src/channels/outbound.js';
+import { openMediaByToken } from '../../src/channels/media.js';
+import { fileReply } from '../binary.js';
 import { listTemplates, sendTemplate, submitTemplate } from '../../src/channels/templates.js';
 import {
   ChannelSourceCreate, ChannelSourceListQuery, ChannelSourceOut, ChannelSourceUpdate, HandshakeQuery, TemplateCreate,
@@ -16,6 +18,8 @@ import {
 
 /** Messaging and social channels (SPEC "Channels and web forms", CONTRACT §17). */
 const tags = ['channels'];
+
+const MediaTokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 
 export const channelsRoutes = [
   route({
@@ -74,6 +78,16 @@ export const channelsRoutes = [
     schema: { body: TemplateSendIn, response: { 201: Message } }, status: 201,
     example: { body: { ticket_id: '00000000-0000-7000-8000-000000000000', template_name: 'order_update', language: 'en', parameters: [{ type: 'text', text: 'A-1001' }] } },
     handler: (ctx, { body }) => sendTemplate(ctx, body),
+  }),
+  route({
+    method: 'GET', url: '/media/:token', access: { kind: 'public' }, tags, operationId: 'channels.media',
+    summary: 'An attachment of a channel reply, by its signed link (the token is the credential; valid 24 hours)',
+    description: 'The link a vendor fetches the media of an outbound channel message from. A tampered, unknown or expired token is 404.',
+    errors: ['resource_not_found', 'range_not_satisfiable'],
+    transaction: false,
+    binary: { description: 'The file, with its stored content type', ranges: true },
+    schema: { params: MediaTokenParams },
+    handler: async (ctx, { params, request }) => fileReply(request, await openMediaByToken(ctx.deps, params.token, ctx.now)),
   }),
 ];
 

@@ -12,6 +12,7 @@ import { ADAPTERS } from './adapters/index.js';
 import { adapterSource, setSourceHealth, type SourceRow } from './sources.js';
 import { vendorHttp, VendorError } from './vendor-http.js';
 import type { Delivery } from './schemas.js';
+import { mediaToken, mediaUrl } from './media.js';
 
 /**
  * Outbound (CONTRACT §17): a public staff reply on a channel ticket is queued, inside the reply's
@@ -21,6 +22,11 @@ import type { Delivery } from './schemas.js';
  * last attempt marks it `failed` with the vendor's error. `POST …/dispatch` re-sends a pending or
  * failed one at once. `messaging_a` refuses free text 24 hours after the customer's last message
  * (the vendor's timestamp): `409 conflict` with `details.reason: "template_required"`.
+ *
+ * A reply with attachments is sent as its text (when not empty), then one media message per
+ * attachment, by a public link valid 24 hours (media.ts). The delivery covers all parts: `sent` only
+ * when every part was accepted. Each accepted part is recorded in `parts` at once, so a retry or a
+ * dispatch re-sends only the parts not yet accepted; `external_id` is the first part's.
  */
 export const RETRY_DELAYS_MS = [30_000, 2 * 60_000, 10 * 60_000, 60 * 60_000];
 export const WINDOW_MS = 24 * 3600 * 1000;
@@ -33,7 +39,10 @@ interface IdentityRow { id: string; external_id: string; last_inbound_at: Date |
 interface DeliveryRow {
   tenant_id: string; message_id: string; ticket_id: string; source_id: string; identity_id: string; status: 'pending' | 'sent' | 'failed';
   attempts: number; next_attempt_at: Date | null; error: string | null; external_id: string | null;
+  parts?: SentPart[] | string;
 }
+/** A part of a delivery the vendor accepted: `text` or `attachment:<id>`, with the vendor's id. */
+interface SentPart { key: string; external_id: string | null }
 
 /** Contexts whose replies are sent by their caller (a template send): the hook leaves them alone. */
 const selfSent = new WeakSet<object>();
@@ -68,6 +77,24 @@ export async function queueChannelReply(ctx: Ctx, { ticket, message }: MessageAd
   if (!failed) scheduleDrain(ctx);
 }
 
+/**
+ * The attachments hook: files added to a reply that has a channel delivery are sent as media
+ * messages; the delivery turns `pending` again and only the parts not yet accepted go out.
+ */
+export async function queueChannelAttachments(ctx: Ctx, { message }: { message: Message }): Promise<void> {
+  const row = await scoped(ctx, 'channel_deliveries').where('message_id', message.id).forUpdate().first() as DeliveryRow | undefined;
+  if (!row) return;
+  const parts: SentPart[] = typeof row.parts === 'string' ? JSON.parse(row.parts) as SentPart[] : [...(row.parts ?? [])];
+  // A text sent before parts were recorded is not sent again.
+  if (row.status === 'sent' && parts.length === 0) parts.push({ key: 'text', external_id: row.external_id });
+  const delivery: Delivery = { status: 'pending', error: null, external_id: row.external_id };
+  await scoped(ctx, 'channel_deliveries').where('message_id', message.id).update({
+    status: 'pending', attempts: 0, error: null, next_attempt_at: ctx.now, parts: JSON.stringify(parts), updated_at: ctx.now,
+  });
+  await scoped(ctx, 'messages').where('id', message.id).update({ delivery: JSON.stringify(delivery) });
+  scheduleDrain(ctx);
+}
+
 const scheduled = new WeakSet<object>();
 function scheduleDrain(ctx: Ctx): void {
   if (scheduled.has(ctx)) return;
@@ -90,13 +117,32 @@ async function attempt(deps: Deps, trx: Ctx['trx'], row: DeliveryRow, now: Date)
   if (!source || !identity || !message || source.status === 'disconnected') {
     outcome = { status: 'failed', error: 'the channel source is disconnected', externalId: null, retryAfter: null };
   } else {
+    const done: SentPart[] = typeof row.parts === 'string' ? JSON.parse(row.parts) as SentPart[] : [...(row.parts ?? [])];
+    const accepted = new Set(done.map((part) => part.key));
+    const record = async (part: SentPart) => {
+      done.push(part);
+      await scoped(scope, 'channel_deliveries').where('message_id', row.message_id).update({ parts: JSON.stringify(done) });
+    };
     try {
-      const sent = await ADAPTERS[source.channel].sendText(vendorHttp({ allowPrivate: deps.config.webhooksAllowPrivate }), adapterSource(deps, source), identity.external_id, message.body, row.message_id);
-      outcome = { status: 'sent', error: null, externalId: sent.externalId, retryAfter: null };
+      const adapter = ADAPTERS[source.channel];
+      const http = vendorHttp({ allowPrivate: deps.config.webhooksAllowPrivate });
+      const target = adapterSource(deps, source);
+      const attachments = await scoped(scope, 'attachments').where('message_id', row.message_id).orderBy('created_at').orderBy('id') as Array<{ id: string; filename: string; content_type: string }>;
+      if ((message.body.trim() !== '' || attachments.length === 0) && !accepted.has('text')) {
+        const sent = await adapter.sendText(http, target, identity.external_id, message.body, row.message_id);
+        await record({ key: 'text', external_id: sent.externalId });
+      }
+      for (const file of attachments) {
+        if (accepted.has(`attachment:${file.id}`)) continue;
+        const url = mediaUrl(deps, mediaToken(deps, row.tenant_id, file.id, now));
+        const sent = await adapter.sendMedia(http, target, identity.external_id, { url, contentType: file.content_type, filename: file.filename });
+        await record({ key: `attachment:${file.id}`, external_id: sent.externalId });
+      }
+      outcome = { status: 'sent', error: null, externalId: done[0]?.external_id ?? null, retryAfter: null };
     } catch (error) {
       const e = error instanceof VendorError ? error : new VendorError((error as Error).message, null, true);
       const last = row.attempts + 1 > RETRY_DELAYS_MS.length;
-      outcome = { status: e.retryable && !last ? 'retry' : 'failed', error: e.message.slice(0, 1000), externalId: null, retryAfter: e.retryAfterSeconds };
+      outcome = { status: e.retryable && !last ? 'retry' : 'failed', error: e.message.slice(0, 1000), externalId: done[0]?.external_id ?? null, retryAfter: e.retryAfterSeconds };
       if (e.status === 401 || e.status === 403) await setSourceHealth(scope, source.id, `${source.channel} refused the credentials: ${e.message.slice(0, 300)}`);
     }
   }

@@ -9,6 +9,7 @@ import { Status } from '../vocab/models.js';
 import { attachmentSummary } from './attachment-output.js';
 import { INLINE_IMAGE_TYPES, sniffContentType } from './sniff.js';
 import { attachmentUrl } from './urls.js';
+import { runAttachmentsHooks } from './hooks.js';
 import { isStaffActor, loadVisibleTicket } from './ticket-port.js';
 import type { AttachmentUploadAnswer, InlineImage } from './schemas.js';
 
@@ -155,6 +156,7 @@ export async function addMessageAttachments(ctx: Ctx, ticketId: string, messageI
     if (!stored.length) throw errors.invalid(UPLOAD_FIELD, `is required: send one or more parts named ${UPLOAD_FIELD}`);
     const rows: Attachment[] = [];
     for (const file of stored) rows.push(await Attachment.insertIn(ctx, rowOf(ctx, file, { ticket_id: ticket.id, message_id: message.id })));
+    await runAttachmentsHooks(ctx, { ticket, message });
     return { data: rows.map(attachmentSummary) };
   });
 }

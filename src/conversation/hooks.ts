@@ -25,3 +25,17 @@ export async function runMessageHooks(ctx: Ctx, added: MessageAdded): Promise<vo
   if (ctx.quiet) return;
   for (const hook of hooks.values()) await hook(ctx, added);
 }
+
+/** What reacts to files added to an existing message (a channel sends them), inside the upload's transaction. */
+export type AttachmentsHook = (ctx: Ctx, added: { ticket: Ticket; message: Message }) => Promise<void>;
+
+const attachmentHooks = new Map<string, AttachmentsHook>();
+
+export function registerAttachmentsHook(name: string, hook: AttachmentsHook): void {
+  attachmentHooks.set(name, hook);
+}
+
+export async function runAttachmentsHooks(ctx: Ctx, added: { ticket: Ticket; message: Message }): Promise<void> {
+  if (ctx.quiet) return;
+  for (const hook of attachmentHooks.values()) await hook(ctx, added);
+}
