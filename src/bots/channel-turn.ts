@@ -27,5 +27,6 @@ export const channelBotResponder: ChannelBotResponder = async (ctx: Ctx, turn): 
   const label = user?.name?.trim() || 'Customer';
   const transcript = await sessionTranscript(ctx, result.session.id);
   const lines = transcript.map((entry) => `${entry.from === 'bot' ? 'Bot' : label}: ${entry.text}`);
-  return { handoff: lines.length ? lines.join('\n') : turn.text };
+  const first = transcript.find((entry) => entry.from === 'visitor')?.text;
+  return { handoff: lines.length ? lines.join('\n') : turn.text, ...(first ? { subject: first } : {}) };
 };

@@ -45,9 +45,10 @@ const SUBJECT_MAX = 80;
  * source's `bot_flow_id` (null: none) and `say(texts)`, which sends the bot's lines to the customer
  * through the adapter after commit. It answers `false` when no flow took the message, `true` when
  * the flow took it (no ticket message is written), or `{handoff: body}` when the flow passes the
- * conversation to people: `body` (the transcript) becomes the ticket's message instead of the text.
+ * conversation to people: `body` (the transcript) becomes the ticket's message instead of the text
+ * (and `subject`, the customer's first line, a new ticket's subject).
  */
-export type ChannelBotAnswer = boolean | { handoff: string };
+export type ChannelBotAnswer = boolean | { handoff: string; subject?: string };
 export type ChannelBotResponder = (ctx: Ctx, turn: {
   sourceId: string; channel: ChannelName; userId: string; identityId: string; text: string;
   flowId: string | null; say: (texts: string[]) => void;
@@ -306,6 +307,7 @@ async function processOne(deps: Deps, row: InboundRow, now: Date): Promise<void>
       const text = [message.text.trim(), ...notes].filter(Boolean).join('\n\n') || (files.length ? `(${files.length === 1 ? 'attachment' : `${files.length} attachments`})` : '(empty message)');
       let ticket = await openTicketOf(ctx, identity);
       let body = text;
+      let opening = message.text;
       if (!ticket && botResponder) {
         const answer = await botResponder(ctx, {
           sourceId: source.id, channel: source.channel, userId: identity.user_id, identityId: identity.id, text,
@@ -315,14 +317,17 @@ async function processOne(deps: Deps, row: InboundRow, now: Date): Promise<void>
           await scoped(ctx, 'channel_inbound').where('id', row.id).update({ status: 'done', error: notes.join('\n') || null, processed_at: now });
           return;
         }
-        if (answer) body = answer.handoff;
+        if (answer) {
+          body = answer.handoff;
+          opening = answer.subject ?? opening;
+        }
       }
       const user = (await ctx.trx('users').where({ tenant_id: ctx.tenantId, id: identity.user_id }).first()) as { id: string; name: string };
       let messageId: string;
       if (ticket) {
         messageId = (await addMessage(ctx, ticket.id, { body, channel: source.channel, author: { id: user.id, name: user.name, isAgent: false } })).id;
       } else {
-        const firstLine = (message.text.trim().split('\n')[0] ?? '').slice(0, SUBJECT_MAX).trim();
+        const firstLine = (opening.trim().split('\n')[0] ?? '').slice(0, SUBJECT_MAX).trim();
         const created = await createTicket(ctx, { subject: firstLine || `Message from ${user.name}`.slice(0, SUBJECT_MAX), body, requester_id: user.id, channel: source.channel });
         ticket = (await Ticket.findIn(ctx, created.id))!;
         await ctx.trx('channel_tickets').insert({ tenant_id: ctx.tenantId, ticket_id: ticket.id, source_id: source.id, identity_id: identity.id, created_at: now });

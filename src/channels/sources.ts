@@ -26,7 +26,7 @@ export interface SourceRow {
 
 const MASK = '********';
 /** A config key every channel takes (beyond the spec): the bot flow that answers first on the source. */
-export const BOT_FLOW_KEY = 'bot_flow_id';
+const BOT_FLOW_KEY = 'bot_flow_id';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function maskSecret(value: string): string {

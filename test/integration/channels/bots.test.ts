@@ -109,6 +109,7 @@ t.test('bot flows on messaging_b', async (t) => {
 
     const tickets = await ticketsOf();
     t.equal(tickets.length, 1, 'hand-off opens the ticket');
+    t.equal(tickets[0].subject, 'hi', 'named by the customer\'s first line');
     const first = await env.deps.db('messages').where({ tenant_id: tenant.id, ticket_id: tickets[0].id }).orderBy('created_at').first();
     t.match(first.body, /^Tina Gram: hi\nBot: What do you need\?/);
     t.match(first.body, /Tina Gram: Tina@Example\.com\nBot: Passing you to a person\.$/);
