@@ -20,6 +20,8 @@ import { handleRsvp } from './meetings/rsvp.js';
 import { queueChannelAttachments, queueChannelReply } from './channels/outbound.js';
 import { registerArchiveReader } from './tickets/archive-port.js';
 import { archiveReader } from './archiver/read.js';
+import { registerChannelBotResponder } from './channels/inbound.js';
+import { channelBotResponder } from './bots/channel-turn.js';
 
 let wired = false;
 
@@ -54,4 +56,6 @@ export function wireDomain(): void {
   registerCalendarReplyHandler(handleRsvp);
   // An archived ticket is read back from the archive (CONTRACT §19).
   registerArchiveReader(archiveReader);
+  // An active bot flow of a channel source answers first (CONTRACT §17).
+  registerChannelBotResponder(channelBotResponder);
 }

@@ -40,14 +40,43 @@ const LEASE_MS = 5 * 60_000;
 const SUBJECT_MAX = 80;
 
 /**
- * The bot flows' entry point, registered by the bots area when it lands (src/wiring.ts): answers
- * true when an active bot flow of the source took the message (no ticket message is written
- * then). Channel-agnostic: it gets the source, the identity's customer and the text.
+ * The bot flows' entry point, registered by the bots area (src/wiring.ts). It runs only while the
+ * identity has no open ticket on the source (people have the conversation otherwise), and gets the
+ * source's `bot_flow_id` (null: none) and `say(texts)`, which sends the bot's lines to the customer
+ * through the adapter after commit. It answers `false` when no flow took the message, `true` when
+ * the flow took it (no ticket message is written), or `{handoff: body}` when the flow passes the
+ * conversation to people: `body` (the transcript) becomes the ticket's message instead of the text
+ * (and `subject`, the customer's first line, a new ticket's subject).
  */
-export type ChannelBotResponder = (ctx: Ctx, turn: { sourceId: string; channel: ChannelName; userId: string; identityId: string; text: string }) => Promise<boolean>;
+export type ChannelBotAnswer = boolean | { handoff: string; subject?: string };
+export type ChannelBotResponder = (ctx: Ctx, turn: {
+  sourceId: string; channel: ChannelName; userId: string; identityId: string; text: string;
+  flowId: string | null; say: (texts: string[]) => void;
+}) => Promise<ChannelBotAnswer>;
 let botResponder: ChannelBotResponder | null = null;
 export function registerChannelBotResponder(responder: ChannelBotResponder | null): void {
   botResponder = responder;
+}
+
+/** Sends bot lines to the sender after commit, one after the other; a failure is logged (the transcript keeps them). */
+function botSayer(ctx: Ctx, source: SourceRow, to: string): (texts: string[]) => void {
+  return (texts) => {
+    const lines = texts.filter((text) => text.trim());
+    if (!lines.length) return;
+    const { deps } = ctx;
+    ctx.afterCommit(async () => {
+      const http = vendorHttp({ allowPrivate: deps.config.webhooksAllowPrivate });
+      const adapter = ADAPTERS[source.channel];
+      for (const text of lines) {
+        try {
+          await adapter.sendText(http, adapterSource(deps, source), to, text, uuidv7());
+        } catch (error) {
+          deps.log.error({ err: error, sourceId: source.id }, 'sending a bot reply failed');
+          return;
+        }
+      }
+    });
+  };
 }
 
 const actorFor = (channel: ChannelName): Actor => ({ ...SYSTEM_ACTOR, name: `Inbound ${channel}` });
@@ -276,18 +305,30 @@ async function processOne(deps: Deps, row: InboundRow, now: Date): Promise<void>
         await scoped(ctx, 'channel_identities').where('id', identity.id).update({ last_inbound_at: vendorTime, ...(name ? { display_name: name } : {}) });
       }
       const text = [message.text.trim(), ...notes].filter(Boolean).join('\n\n') || (files.length ? `(${files.length === 1 ? 'attachment' : `${files.length} attachments`})` : '(empty message)');
-      if (botResponder && await botResponder(ctx, { sourceId: source.id, channel: source.channel, userId: identity.user_id, identityId: identity.id, text })) {
-        await scoped(ctx, 'channel_inbound').where('id', row.id).update({ status: 'done', error: notes.join('\n') || null, processed_at: now });
-        return;
+      let ticket = await openTicketOf(ctx, identity);
+      let body = text;
+      let opening = message.text;
+      if (!ticket && botResponder) {
+        const answer = await botResponder(ctx, {
+          sourceId: source.id, channel: source.channel, userId: identity.user_id, identityId: identity.id, text,
+          flowId: source.config.bot_flow_id ?? null, say: botSayer(ctx, source, message.senderId),
+        });
+        if (answer === true) {
+          await scoped(ctx, 'channel_inbound').where('id', row.id).update({ status: 'done', error: notes.join('\n') || null, processed_at: now });
+          return;
+        }
+        if (answer) {
+          body = answer.handoff;
+          opening = answer.subject ?? opening;
+        }
       }
       const user = (await ctx.trx('users').where({ tenant_id: ctx.tenantId, id: identity.user_id }).first()) as { id: string; name: string };
-      let ticket = await openTicketOf(ctx, identity);
       let messageId: string;
       if (ticket) {
-        messageId = (await addMessage(ctx, ticket.id, { body: text, channel: source.channel, author: { id: user.id, name: user.name, isAgent: false } })).id;
+        messageId = (await addMessage(ctx, ticket.id, { body, channel: source.channel, author: { id: user.id, name: user.name, isAgent: false } })).id;
       } else {
-        const firstLine = (message.text.trim().split('\n')[0] ?? '').slice(0, SUBJECT_MAX).trim();
-        const created = await createTicket(ctx, { subject: firstLine || `Message from ${user.name}`.slice(0, SUBJECT_MAX), body: text, requester_id: user.id, channel: source.channel });
+        const firstLine = (opening.trim().split('\n')[0] ?? '').slice(0, SUBJECT_MAX).trim();
+        const created = await createTicket(ctx, { subject: firstLine || `Message from ${user.name}`.slice(0, SUBJECT_MAX), body, requester_id: user.id, channel: source.channel });
         ticket = (await Ticket.findIn(ctx, created.id))!;
         await ctx.trx('channel_tickets').insert({ tenant_id: ctx.tenantId, ticket_id: ticket.id, source_id: source.id, identity_id: identity.id, created_at: now });
         messageId = (await Message.scoped(ctx).where('ticket_id', ticket.id).orderBy('created_at').orderBy('id').first())!.id;

@@ -25,6 +25,9 @@ export interface SourceRow {
 }
 
 const MASK = '********';
+/** A config key every channel takes (beyond the spec): the bot flow that answers first on the source. */
+const BOT_FLOW_KEY = 'bot_flow_id';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function maskSecret(value: string): string {
   return value.length >= 16 ? `${MASK}${value.slice(-4)}` : MASK;
@@ -59,7 +62,7 @@ export function sourceOut(deps: Pick<Deps, 'box' | 'config'>, row: SourceRow): C
 async function configColumns(ctx: Ctx, channel: ChannelName, merged: Record<string, string>): Promise<Record<string, unknown>> {
   const adapter = ADAPTERS[channel];
   const problems: FieldProblem[] = [];
-  const known = new Set(adapter.keys.map((k) => k.name));
+  const known = new Set([...adapter.keys.map((k) => k.name), BOT_FLOW_KEY]);
   for (const key of Object.keys(merged)) if (!known.has(key)) problems.push({ field: `config.${key}`, message: `is not a ${channel} key (${[...known].join(', ')})` });
   for (const key of adapter.keys) {
     const value = merged[key.name];
@@ -69,8 +72,12 @@ async function configColumns(ctx: Ctx, channel: ChannelName, merged: Record<stri
     const problem = await urlProblem(merged.api_base_url, ctx.deps.config.webhooksAllowPrivate, 'config.api_base_url');
     if (problem) problems.push(problem);
   }
+  const flowId = merged[BOT_FLOW_KEY]?.trim();
+  if (flowId && !(UUID.test(flowId) && await scoped(ctx, 'bot_flows').where('id', flowId).first('id'))) {
+    problems.push({ field: `config.${BOT_FLOW_KEY}`, message: 'is not a bot flow of this tenant' });
+  }
   if (problems.length) throw errors.validation(problems);
-  const plain: Record<string, string> = {};
+  const plain: Record<string, string> = flowId ? { [BOT_FLOW_KEY]: flowId } : {};
   const secret: Record<string, string> = {};
   for (const key of adapter.keys) {
     const value = merged[key.name];

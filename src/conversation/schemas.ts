@@ -24,11 +24,13 @@ export const Message = Type.Object({
   is_agent: Type.Boolean(),
   channel: StringEnum(CHANNELS),
   attachments: Type.Array(AttachmentSummary),
-  delivery: Type.Union([Type.Null(), Type.Object({
+  // Nullable (type: [object, null]) rather than an anyOf: an anyOf inside Message, which the Ticket
+  // schema embeds, makes the response serializer clone the Ticket schema and see its $id'd parts twice.
+  delivery: Nullable(Type.Object({
     status: StringEnum(['pending', 'sent', 'failed'] as const),
     error: Nullable(Type.String()),
     external_id: Nullable(Type.String()),
-  })], { description: 'Outbound delivery on a messaging or social channel (pending, sent, failed); null on channels without delivery' }),
+  }, { description: 'Outbound delivery on a messaging or social channel (pending, sent, failed); null on channels without delivery' })),
   created_at: Type.String(),
 }, { $id: 'Message' });
 export type Message = Static<typeof Message>;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { parseHTML } from 'linkedom';
+import { parseHTML } from './dom.js';
 import { Readability } from '@mozilla/readability';
 import robotsParserModule from 'robots-parser';
 import type { Ctx, Deps } from '../core/context.js';

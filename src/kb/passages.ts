@@ -1,4 +1,4 @@
-import { parseHTML } from 'linkedom';
+import { parseHTML } from './dom.js';
 
 /**
  * From extracted text to passages. Every parser produces `Section`s (a heading path and the text

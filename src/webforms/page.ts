@@ -1,9 +1,11 @@
 import { escapeHtml } from '../csat/html.js';
+import { brandCss, brandFooter, brandHeader, type BrandView } from '../branding/html.js';
 
 /**
  * The public web form (GET {site_url}/forms/{id}): server-rendered HTML without script, real labels,
  * the form token in a hidden field, and a honeypot field hidden from people (and from screen
- * readers) that bots tend to fill.
+ * readers) that bots tend to fill. A tenant that has set its branding (src/branding) gets its
+ * header, colours and footer, as on the CSAT page; an unbranded tenant's page stays plain.
  */
 export interface FormView {
   title: string;
@@ -11,6 +13,8 @@ export interface FormView {
   action: string;
   formToken: string;
   notice: { kind: 'thanks' | 'invalid'; text: string } | null;
+  /** The tenant's branding, when it has set any. */
+  brand?: BrandView;
 }
 
 const STYLE = `
@@ -35,9 +39,9 @@ export function renderFormPage(view: FormView): string {
   const notice = view.notice ? `<p class="notice ${view.notice.kind}" role="status">${escapeHtml(view.notice.text)}</p>` : '';
   return `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(view.title)}</title><style>${STYLE}</style></head>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(view.title)}</title><style>${STYLE}${view.brand ? brandCss(view.brand) : ''}</style></head>
 <body><main>
-<h1>${escapeHtml(view.title)}</h1>
+${view.brand ? brandHeader(view.brand) : ''}<h1>${escapeHtml(view.title)}</h1>
 ${notice}
 <form method="post" action="${escapeHtml(view.action)}">
 <input type="hidden" name="form_token" value="${escapeHtml(view.formToken)}">
@@ -45,5 +49,5 @@ ${notice}
 ${fields}
 <button type="submit">Send</button>
 </form>
-</main></body></html>`;
+${view.brand ? brandFooter(view.brand) : ''}</main></body></html>`;
 }

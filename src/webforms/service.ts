@@ -11,6 +11,7 @@ import { recordAudit } from '../audit/service.js';
 import { createTicket } from '../tickets/create.js';
 import { escapeHtml } from '../csat/html.js';
 import { renderFormPage } from './page.js';
+import { brandingFor, hasBranding } from '../branding/service.js';
 import type { WebformCreate, WebformListQuery, WebformOut, WebformSubmission, WebformSubmitted } from './schemas.js';
 
 /**
@@ -104,7 +105,12 @@ export async function issueFormToken(deps: Deps, id: string, now: Date): Promise
 
 export async function formPage(deps: Deps, id: string, now: Date, notice: { kind: 'thanks' | 'invalid'; text: string } | null = null): Promise<string> {
   const form = await publicForm(deps, id);
-  return renderFormPage({ title: form.title, fields: form.fields, action: `/api/v1/webforms/${form.id}/submissions`, formToken: tokenFor(deps, form, now.getTime()), notice });
+  // The tenant's branding (CONTRACT §19) once it has set any; an unbranded tenant's page is unchanged.
+  const brand = await hasBranding({ trx: deps.db, tenantId: form.tenant_id }) ? await brandingFor(deps.db, form.tenant_id) : undefined;
+  return renderFormPage({
+    title: form.title, fields: form.fields, action: `/api/v1/webforms/${form.id}/submissions`, formToken: tokenFor(deps, form, now.getTime()), notice,
+    ...(brand ? { brand } : {}),
+  });
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
