@@ -31,7 +31,9 @@ export function fetch_context(): i32 {
 export function toggle_item(): i32 { out('{"summary":"toggled"}'); return 0; }
 export function list_projects(): i32 { out('{"options":[{"value":"p1","label":"Project 1"}],"input":' + Host.inputString() + '}'); return 0; }
 export function create_issue(): i32 { out('{"key":"TRK-7","title":"Created","status":"open","assignee":"","priority":"","url":"https://tracker.example/TRK-7"}'); return 0; }
-export function spin(): i32 { let x: i32 = 0; while (true) { x++; if (x == -5) break; } return x; }
+// A 64-bit counter: wrapping a 32-bit one back to -5 took only ~4 billion steps, which an idle
+// machine finishes inside the test's 2 s limit, so the "endless" loop answered.
+export function spin(): i32 { let x: i64 = 0; while (true) { x++; if (x == -5) break; } return <i32>x; }
 export function hog(): i32 { const keep = new Array<Uint8Array>(); for (let i = 0; i < 4096; i++) { const a = new Uint8Array(1 << 20); a[0] = 1; keep.push(a); } out('{"summary":"' + keep.length.toString() + '"}'); return 0; }
 export function trap(): i32 { unreachable(); return 0; }
 export function forbidden(): i32 { const body = httpGet(cfg("forbidden_url")); out('{"summary":' + quote(body) + '}'); return 0; }
