@@ -81,8 +81,9 @@ async function main(): Promise<void> {
     const phases: Record<string, number> = {};
     const result = await runLegacyImport(deps, created.tenant.id, CLI_ACTOR, new Date(), {
       source: `mysql://root@${mariaHost}/${source}`,
-      batchSize: 500,
-      entryBatchSize: 2000,
+      batchSize: Number(process.env.BENCH_BATCH ?? 500),
+      entryBatchSize: Number(process.env.BENCH_ENTRY_BATCH ?? 2000),
+      ...(process.env.BENCH_PARALLEL ? { parallel: Number(process.env.BENCH_PARALLEL) } : {}),
       onProgress: (current, so) => {
         if (current !== phase) {
           if (phase) phases[phase] = (Date.now() - phaseStarted) / 1000;

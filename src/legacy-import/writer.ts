@@ -51,6 +51,13 @@ export interface ImportOptions {
    * default; `batchSize` when only that is given).
    */
   entryBatchSize?: number;
+  /**
+   * Batches of tickets and thread entries written side by side, each in its own transaction on its
+   * own connection (3 by default: PostgreSQL then works on every core while this process builds the
+   * next batch; measured on 2 cores, 2 gave 776 tickets/s, 3 gave 862, 4 gave 808). Every batch
+   * checks the map for itself, so the order they commit in does not matter.
+   */
+  parallel?: number;
   /** Called once the source is recognised, with its row counts (the totals of a progress view). */
   onStart?: (totals: Record<string, number>) => void;
   /** Called after every batch with the result so far (the CLI's progress view). */
@@ -103,17 +110,22 @@ export async function runLegacyImport(deps: Deps, tenantId: string, actor: Actor
     options.onStart?.(totals);
     const result: ImportResult = { dry_run: Boolean(options.dryRun), counts: emptyCounts(), skipped: emptyCounts(), errors: [] };
     if (!options.dryRun) {
-      // One batch of one tenant at a time: two runs started side by side take turns per batch, and
-      // each batch reads the map after the other's commit, so neither imports a row twice.
-      const unit: Unit = (fn) => inTransaction(deps, { tenantId, actor, now, quiet: true }, async (ctx) => {
-        await ctx.trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`legacy-import:${tenantId}`]);
-        // A batch's commit does not wait for its WAL flush: a server crash may lose the last
-        // batches, but each loses its rows and their map entries together, so the next run
-        // imports them again. Consistency is kept; only the flush wait per batch is saved.
-        await ctx.trx.raw('SET LOCAL synchronous_commit = off');
-        return fn(ctx);
-      });
-      await new Importer(source, unit, result, options).run();
+      // One run of one tenant at a time: a run started beside another waits for it, then finds every
+      // row it imported in the map and creates nothing. The lock is held on a connection of its own,
+      // so the run's batches can be written on several connections side by side.
+      const release = await holdRunLock(deps, `legacy-import:${tenantId}`);
+      try {
+        const unit: Unit = (fn) => inTransaction(deps, { tenantId, actor, now, quiet: true }, async (ctx) => {
+          // A batch's commit does not wait for its WAL flush: a server crash may lose the last
+          // batches, but each loses its rows and their map entries together, so the next run
+          // imports them again. Consistency is kept; only the flush wait per batch is saved.
+          await ctx.trx.raw('SET LOCAL synchronous_commit = off');
+          return fn(ctx);
+        });
+        await new Importer(source, unit, result, options, options.parallel ?? 3).run();
+      } finally {
+        await release();
+      }
       return result;
     }
     // A dry run does everything in one transaction and rolls it back: its counts are exact, and
@@ -121,7 +133,8 @@ export async function runLegacyImport(deps: Deps, tenantId: string, actor: Actor
     const trx = await deps.db.transaction();
     try {
       const ctx: Ctx = { tenantId, actor, trx, now, deps, requestId: null, ip: null, afterCommit: () => undefined, quiet: true };
-      await new Importer(source, (fn) => fn(ctx), result, options).run();
+      // One transaction: its batches go one after the other.
+      await new Importer(source, (fn) => fn(ctx), result, options, 1).run();
     } finally {
       await trx.rollback().catch(() => undefined);
     }
@@ -141,6 +154,8 @@ class Importer {
     private readonly unit: Unit,
     private readonly result: ImportResult,
     private readonly options: ImportOptions,
+    /** Batches of the large phases (tickets, thread entries) in flight at once. */
+    private readonly parallel: number,
   ) {
     this.size = options.batchSize ?? 500;
     this.entrySize = options.entryBatchSize ?? options.batchSize ?? 2000;
@@ -195,10 +210,12 @@ class Importer {
    * Reads `table` in batches and runs `fn` per batch in one unit of work. The next batch is read
    * from the source while the current one is written, so the two databases work side by side;
    * `prepare` (CPU work that needs no database, such as sanitising HTML) runs on the next batch as
-   * soon as it has been read, while this process waits for the current batch's writes.
+   * soon as it has been read, while this process waits for the current batch's writes. With
+   * `parallel`, up to that many batches are written at once (phases whose batches are independent:
+   * each reads the map for its own rows, and nothing in one batch refers to another's rows).
    */
   private async walk(phase: string, sql: (after: string) => [string, unknown[]], idColumn: string, fn: (ctx: Ctx, rows: RowDataPacket[]) => Promise<void>,
-    more: { size?: number; prepare?: (rows: RowDataPacket[]) => void } = {}): Promise<void> {
+    more: { size?: number; prepare?: (rows: RowDataPacket[]) => void; parallel?: boolean } = {}): Promise<void> {
     const source = batches(this.src, sql, idColumn, more.size ?? this.size);
     const read = () => {
       const item = source.next();
@@ -207,18 +224,31 @@ class Importer {
         return it;
       }) : item;
     };
+    const width = more.parallel ? Math.max(1, this.parallel) : 1;
+    const writing = new Set<Promise<void>>();
+    let failed: { error: unknown } | null = null;
     let next = read();
     try {
       for (;;) {
         const item = await next;
-        if (item.done) return;
+        if (item.done) break;
         next = read();
         // A run that stops here (an error, the caller giving up) leaves no unhandled read behind.
         next.catch(() => undefined);
-        await this.unit((ctx) => fn(ctx, item.value));
-        await this.options.onProgress?.(phase, this.result);
+        const write: Promise<void> = this.unit((ctx) => fn(ctx, item.value))
+          .then(() => this.options.onProgress?.(phase, this.result))
+          .catch((error: unknown) => {
+            failed ??= { error };
+          })
+          .finally(() => writing.delete(write));
+        writing.add(write);
+        while (writing.size >= width && !failed) await Promise.race(writing);
+        if (failed) break;
       }
+      await Promise.all(writing);
+      if (failed) throw (failed as { error: unknown }).error;
     } finally {
+      await Promise.all(writing);
       await next.catch(() => undefined);
       await source.return(undefined);
     }
@@ -520,7 +550,7 @@ class Importer {
           return { id: row.id };
         });
       }
-    });
+    }, { parallel: true });
   }
 
   // STRAIGHT_JOIN (here and for attachments and collaborators): the keyset walk must read the
@@ -611,7 +641,7 @@ class Importer {
           return { id: String(row.id) };
         });
       }
-    }, { size: this.entrySize, prepare });
+    }, { size: this.entrySize, prepare, parallel: true });
   }
 
   private async fileBytes(file: RowDataPacket): Promise<Buffer> {
@@ -685,3 +715,30 @@ class Importer {
     });
   }
 }
+
+/**
+ * Takes a session advisory lock on a connection set aside for the run, and returns its release.
+ * The lock is given back before the connection returns to the pool (a pooled connection must not
+ * carry it to its next user); if that fails the pool closes the connection, which frees it too.
+ */
+async function holdRunLock(deps: Deps, key: string): Promise<() => Promise<void>> {
+  const client = deps.db.client as { acquireConnection(): Promise<LockConnection>; releaseConnection(c: LockConnection): Promise<void> };
+  const conn = await client.acquireConnection();
+  try {
+    await conn.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
+  } catch (error) {
+    await client.releaseConnection(conn);
+    throw error;
+  }
+  return async () => {
+    try {
+      await conn.query('SELECT pg_advisory_unlock(hashtext($1))', [key]);
+    } catch {
+      // knex's pool destroys a connection marked disposed instead of lending it again.
+      conn.__knex__disposed = 'the legacy-import run lock could not be released';
+    }
+    await client.releaseConnection(conn);
+  };
+}
+
+type LockConnection = { query(sql: string, params: unknown[]): Promise<unknown>; __knex__disposed?: unknown };

@@ -125,7 +125,8 @@ t.test('osTicket import of the sample', { skip: osticketMissing }, async (t) => 
 
   await t.test('a run cut after some batches resumes without duplicates', async (t) => {
     const other = await tenantFixture(env);
-    const go = (onProgress?: (phase: string) => void) => runLegacyImport(env.deps, other.id, CLI_ACTOR, now, { source: source.dsn, batchSize: 2, onProgress });
+    // One batch at a time, so the cut leaves exactly one batch of entries behind.
+    const go = (onProgress?: (phase: string) => void) => runLegacyImport(env.deps, other.id, CLI_ACTOR, now, { source: source.dsn, batchSize: 2, parallel: 1, onProgress });
     await t.rejects(go((phase) => {
       if (phase === 'messages') throw new Error('killed');
     }), /killed/);
@@ -135,6 +136,23 @@ t.test('osTicket import of the sample', { skip: osticketMissing }, async (t) => 
     t.equal(result.counts.tickets, 0);
     t.equal(result.counts.messages + result.counts.notes, 19);
     t.equal(Number((await db('messages').where({ tenant_id: other.id }).count({ n: '*' }))[0]!.n), 21);
+  });
+
+  await t.test('a run cut while several batches are in flight resumes without duplicates or losses', async (t) => {
+    const other = await tenantFixture(env);
+    const count = async () => Number((await db('messages').where({ tenant_id: other.id }).count({ n: '*' }))[0]!.n);
+    // Batches of 2 entries, 3 written side by side (the default): when the first one reports, the
+    // others in flight still commit, and the entries after them do not.
+    await t.rejects(runLegacyImport(env.deps, other.id, CLI_ACTOR, now, { source: source.dsn, batchSize: 2, onProgress: (phase) => {
+      if (phase === 'messages') throw new Error('killed');
+    } }), /killed/);
+    const midway = await count();
+    t.ok(midway >= 2 && midway <= 6 && midway % 2 === 0, `whole batches of the ones in flight committed (${midway})`);
+    const result = await runLegacyImport(env.deps, other.id, CLI_ACTOR, now, { source: source.dsn, batchSize: 2 });
+    t.equal(result.counts.tickets, 0);
+    t.equal(result.counts.messages + result.counts.notes, 21 - midway, 'the rest, and only the rest');
+    t.equal(result.skipped.messages + result.skipped.notes, midway);
+    t.equal(await count(), 21, 'every thread entry once');
   });
 
   await t.test('two runs side by side import every row once', async (t) => {

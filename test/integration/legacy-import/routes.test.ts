@@ -55,7 +55,7 @@ t.test('/legacy-import', { skip: osticketMissing }, async (t) => {
     const count = async (table: string) => Number((await db(table).where({ tenant_id: third.id }).count({ n: '*' }))[0]!.n);
     // A daemon claimed this run and died while importing messages: the tickets and the first batch
     // of messages are committed, the row still says `running`.
-    await t.rejects(runLegacyImport(env.deps, third.id, CLI_ACTOR, new Date(), { source: source.dsn, batchSize: 2, onProgress: (phase) => {
+    await t.rejects(runLegacyImport(env.deps, third.id, CLI_ACTOR, new Date(), { source: source.dsn, batchSize: 2, parallel: 1, onProgress: (phase) => {
       if (phase === 'messages') throw new Error('killed');
     } }), /killed/);
     t.equal(await count('messages'), 2);
