@@ -56,7 +56,10 @@ export interface Ctx {
   /**
    * Set by the legacy import only: the change reproduces history, so event consumers (webhook
    * outbox, mail, push) and the ticket and message hooks (SLA clocks, routing, snooze) do not run.
-   * The events themselves are still recorded (the timeline keeps them).
+   * The events themselves are still recorded (the timeline keeps them), but not published after
+   * each commit: the importer runs the tenant's publisher once per phase (and the `event-publish`
+   * job numbers whatever a killed run left), so thousands of batches do not each take the tenant's
+   * publisher lock.
    */
   quiet?: boolean;
 }

@@ -28,24 +28,23 @@ export interface NewEvent {
  */
 export async function recordEvent(ctx: Ctx, input: NewEvent): Promise<EventRecord> {
   const event = await EventRecord.insertIn(ctx, eventRow(ctx, input));
+  // An import (ctx.quiet) records history: nothing may fan out to webhooks, mail or push, and it
+  // publishes its events itself, once per phase (see Ctx.quiet).
+  if (ctx.quiet) return event;
   publishAfterCommit(ctx);
-  // An import (ctx.quiet) records history: nothing may fan out to webhooks, mail or push.
-  if (!ctx.quiet) for (const consume of eventConsumers()) await consume(ctx, event);
+  for (const consume of eventConsumers()) await consume(ctx, event);
   return event;
 }
 
 /**
- * Many events in one multi-row INSERT (bulk writers such as the legacy import), in ctx's
- * transaction like `recordEvent`, each handed to the consumers unless ctx is quiet.
+ * Many events in one multi-row INSERT, in ctx's transaction like `recordEvent`. For bulk writers
+ * such as the legacy import: ctx is quiet (no consumer, publisher once per phase, see Ctx.quiet),
+ * so the rows are not read back.
  */
-export async function recordEvents(ctx: Ctx, inputs: NewEvent[]): Promise<EventRecord[]> {
-  if (!inputs.length) return [];
-  const events = await EventRecord.query(ctx.trx)
-    .insert(inputs.map((input) => ({ id: uuidv7(ctx.now.getTime()), ...eventRow(ctx, input), tenant_id: ctx.tenantId })) as never)
-    .returning('*') as unknown as EventRecord[];
-  publishAfterCommit(ctx);
-  if (!ctx.quiet) for (const event of events) for (const consume of eventConsumers()) await consume(ctx, event);
-  return events;
+export async function recordEvents(ctx: Ctx, inputs: NewEvent[]): Promise<void> {
+  if (!ctx.quiet) throw new Error('recordEvents is for quiet (import) contexts; use recordEvent');
+  if (!inputs.length) return;
+  await ctx.trx('events').insert(inputs.map((input) => ({ id: uuidv7(ctx.now.getTime()), ...eventRow(ctx, input), tenant_id: ctx.tenantId })));
 }
 
 function eventRow(ctx: Ctx, input: NewEvent): Record<string, unknown> {

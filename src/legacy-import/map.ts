@@ -19,7 +19,9 @@ export async function mappedId(ctx: Ctx, kind: LegacyKind, legacyId: string | nu
 /** Every mapped id of a kind, legacy → target (small kinds: departments, agents, topics). */
 export async function mappedIds(ctx: Ctx, kind: LegacyKind, legacyIds?: Array<string | number>): Promise<Map<string, string>> {
   const query = scoped(ctx, 'legacy_import_map').where({ system: SYSTEM, kind });
-  if (legacyIds) query.whereIn('legacy_id', legacyIds.map(String));
+  // One array parameter, not one per id: a batch asks for up to 2,000 ids, and PostgreSQL parses,
+  // plans and binds a 2,000-item IN list each time (2 to 3 times slower here).
+  if (legacyIds) query.whereRaw('legacy_id = ANY(?::text[])', [legacyIds.map(String)]);
   const rows: Array<{ legacy_id: string; target_id: string }> = await query.select('legacy_id', 'target_id');
   return new Map(rows.map((r) => [r.legacy_id, r.target_id]));
 }

@@ -9,6 +9,7 @@ import { uuidv7 } from '../core/ids.js';
 import { inTransaction } from '../db/transaction.js';
 import { scoped } from '../db/tenant-scope.js';
 import { recordEvent, recordEvents, type NewEvent } from '../events/record.js';
+import { publishEvents } from '../events/publisher.js';
 import { OrganizationRecord, TeamRecord, UserRecord } from '../directory/models.js';
 import { blobStoreFor } from '../storage/store.js';
 import { sanitizeBodyHtml } from '../tickets/sanitize.js';
@@ -122,8 +123,11 @@ export async function runLegacyImport(deps: Deps, tenantId: string, actor: Actor
           await ctx.trx.raw('SET LOCAL synchronous_commit = off');
           return fn(ctx);
         });
-        await new Importer(source, unit, result, options, options.parallel ?? 3).run();
+        await new Importer(source, unit, result, options, options.parallel ?? 3, () => publishEvents(deps, tenantId)).run();
       } finally {
+        // The quiet batches leave their events unnumbered (Ctx.quiet): one publisher run numbers
+        // what is left, even when the run failed half-way (its committed batches stay).
+        await publishEvents(deps, tenantId);
         await release();
       }
       return result;
@@ -134,7 +138,7 @@ export async function runLegacyImport(deps: Deps, tenantId: string, actor: Actor
     try {
       const ctx: Ctx = { tenantId, actor, trx, now, deps, requestId: null, ip: null, afterCommit: () => undefined, quiet: true };
       // One transaction: its batches go one after the other.
-      await new Importer(source, (fn) => fn(ctx), result, options, 1).run();
+      await new Importer(source, (fn) => fn(ctx), result, options, 1, async () => undefined).run();
     } finally {
       await trx.rollback().catch(() => undefined);
     }
@@ -156,6 +160,8 @@ class Importer {
     private readonly options: ImportOptions,
     /** Batches of the large phases (tickets, thread entries) in flight at once. */
     private readonly parallel: number,
+    /** Numbers the events the quiet batches committed (once a phase has written them). */
+    private readonly publish: () => Promise<void>,
   ) {
     this.size = options.batchSize ?? 500;
     this.entrySize = options.entryBatchSize ?? options.batchSize ?? 2000;
@@ -261,6 +267,8 @@ class Importer {
     await this.customers();
     await this.ticketTypes();
     await this.tickets();
+    // The tickets' `ticket.imported` events onto the live stream, before the long entries phase.
+    await this.publish();
     await this.messages();
     await this.attachments();
     await this.collaborators();
@@ -589,7 +597,7 @@ class Importer {
       // The batch's tickets with the map in one query: legacy id → id, channel, creation time.
       const ticketRows: Array<{ legacy_id: string; id: string; channel: Channel; created_at: Date }> = await scoped(ctx, 'legacy_import_map as m')
         .join('tickets as t', (j) => j.on('t.tenant_id', 'm.tenant_id').andOn('t.id', 'm.target_id'))
-        .where({ 'm.system': SYSTEM, 'm.kind': 'ticket' }).whereIn('m.legacy_id', [...new Set(rows.map((r) => String(r.ticket_id)))])
+        .where({ 'm.system': SYSTEM, 'm.kind': 'ticket' }).whereRaw('m.legacy_id = ANY(?::text[])', [[...new Set(rows.map((r) => String(r.ticket_id)))]])
         .select('m.legacy_id', 't.id', 't.channel', 't.created_at');
       const tickets = new Map(ticketRows.map((x) => [x.legacy_id, x.id]));
       const ticketOf = new Map(ticketRows.map((x) => [x.id, x]));
