@@ -19,6 +19,9 @@ export default class ImportLegacy extends BaseCommand {
     'dry-run': Flags.boolean({ description: 'Read and map everything, write nothing; prints what would be created', default: false }),
     'source-timezone': Flags.string({ description: 'Time zone the source stores its dates in (IANA name)', default: 'UTC' }),
     'attachments-dir': Flags.string({ description: 'osTicket upload directory, for attachments stored on the filesystem' }),
+    parallel: Flags.integer({
+      description: 'Batches of tickets and thread entries written side by side (1 is gentlest on a busy database)', default: 3, min: 1, max: 8,
+    }),
   };
 
   async run(): Promise<ImportResult> {
@@ -39,6 +42,7 @@ export default class ImportLegacy extends BaseCommand {
         source: flags.source,
         timezone: flags['source-timezone'],
         dryRun: flags['dry-run'],
+        parallel: flags.parallel,
         ...(flags['attachments-dir'] ? { attachmentsDir: flags['attachments-dir'] } : {}),
         onStart: (counts) => {
           totals = counts;
