@@ -76,9 +76,10 @@ export async function coverage(ctx: Ctx, from: Date, to: Date, useRollups = true
     if (until < hi) hi = until;
   }
   if (!useRollups || lo >= hi) return { lo: from, hi: from, dirty: [], live: { starts: [from], ends: [to] } };
+  // An hour may hold several marks (each marking statement appends one): its distinct hours.
   const dirty = (await ctx.trx('report_rollup_dirty')
     .where({ tenant_id: ctx.tenantId }).andWhere('hour', '>=', lo).andWhere('hour', '<', hi)
-    .orderBy('hour').pluck('hour')).map((h: Date | string) => new Date(h));
+    .distinct('hour').orderBy('hour').pluck('hour')).map((h: Date | string) => new Date(h));
   const live = merged([[from, lo], ...dirty.map((h): [Date, Date] => [h, new Date(h.getTime() + HOUR_MS)]), [hi, to]]);
   return { lo, hi, dirty, live };
 }
@@ -263,17 +264,23 @@ async function rollSlaHours(ctx: Ctx, ranges: Ranges): Promise<void> {
   [ctx.tenantId, NIL_UUID, ...targets.flatMap(() => [ctx.tenantId, ...rangeBindings(ranges)])]);
 }
 
-/** Claims (locks) the dirty rows of hours in [from, to), at most `limit`, skipping those locked elsewhere. */
-async function claimDirty(ctx: Ctx, from: Date | null, to: Date, limit: number): Promise<Date[]> {
+/**
+ * Claims (locks) the dirty marks of hours in [from, to), skipping those locked elsewhere: the marks
+ * of at most `limit` distinct hours, every mark of each (a mark is one marking statement's row, so
+ * an hour changed many times holds many). Only the claimed marks are cleared afterwards.
+ */
+async function claimDirty(ctx: Ctx, from: Date | null, to: Date, limit: number): Promise<{ hours: Date[]; marks: string[] }> {
   const result = await ctx.trx.raw(`
-    SELECT hour FROM report_rollup_dirty
-     WHERE tenant_id = ? AND hour >= ? AND hour < ?
-     ORDER BY hour LIMIT ? FOR UPDATE SKIP LOCKED`, [ctx.tenantId, from ?? new Date(0), to, limit]);
-  return (result.rows as Array<{ hour: Date }>).map((row) => new Date(row.hour));
+    SELECT id, hour FROM report_rollup_dirty
+     WHERE tenant_id = ? AND hour IN (SELECT DISTINCT hour FROM report_rollup_dirty WHERE tenant_id = ? AND hour >= ? AND hour < ? ORDER BY hour LIMIT ?)
+     ORDER BY hour, id FOR UPDATE SKIP LOCKED`, [ctx.tenantId, ctx.tenantId, from ?? new Date(0), to, limit]);
+  const rows = result.rows as Array<{ id: string; hour: Date }>;
+  const hours = [...new Set(rows.map((row) => new Date(row.hour).getTime()))].map((ms) => new Date(ms));
+  return { hours, marks: rows.map((row) => String(row.id)) };
 }
 
-async function clearDirty(ctx: Ctx, hours: Date[]): Promise<void> {
-  if (hours.length) await ctx.trx.raw('DELETE FROM report_rollup_dirty WHERE tenant_id = ? AND hour = ANY(?::timestamptz[])', [ctx.tenantId, hours]);
+async function clearDirty(ctx: Ctx, marks: string[]): Promise<void> {
+  if (marks.length) await ctx.trx.raw('DELETE FROM report_rollup_dirty WHERE tenant_id = ? AND id = ANY(?::bigint[])', [ctx.tenantId, marks]);
 }
 
 const DIRTY_BATCH = 500;
@@ -282,9 +289,9 @@ const ADVANCE_CHUNK_MS = 31 * 24 * HOUR_MS;
 /**
  * One tenant's run: advances `rolled_until` to the last whole hour before `now` (in chunks of a
  * month, one transaction each), then recomputes the dirty hours before it (batches of 500). Each
- * transaction first claims its dirty rows with FOR UPDATE SKIP LOCKED, then computes from the base
- * tables, then clears only what it claimed: a change that commits later marks its hour again (its
- * marking waits for the claim to end), so no stale hour is ever left clean.
+ * transaction first claims its dirty marks with FOR UPDATE SKIP LOCKED, then computes from the base
+ * tables, then clears only the marks it claimed: a change that commits later has a mark of its own,
+ * not claimed, so its hour is recomputed by the next run and no stale hour is ever left clean.
  */
 async function rollTenant(deps: Deps, tenantId: string, now: Date): Promise<{ hours_rolled: number; dirty_recomputed: number }> {
   const totals = { hours_rolled: 0, dirty_recomputed: 0 };
@@ -304,7 +311,7 @@ async function rollTenant(deps: Deps, tenantId: string, now: Date): Promise<{ ho
       await rollAgentHours(ctx, { starts: [from], ends: [to] });
       await rollBreachHours(ctx, { starts: [from], ends: [to] });
       await rollSlaHours(ctx, { starts: [from], ends: [to] });
-      await clearDirty(ctx, claimed);
+      await clearDirty(ctx, claimed.marks);
       await ctx.trx('report_rollup_state').where({ tenant_id: tenantId }).update({ rolled_until: to });
       return Math.round((to.getTime() - from.getTime()) / HOUR_MS);
     });
@@ -315,13 +322,13 @@ async function rollTenant(deps: Deps, tenantId: string, now: Date): Promise<{ ho
     const done = await run(async (ctx) => {
       const state = await ctx.trx('report_rollup_state').where({ tenant_id: tenantId }).first('rolled_until');
       if (!state) return 0;
-      const hours = await claimDirty(ctx, null, new Date(state.rolled_until), DIRTY_BATCH);
+      const { hours, marks } = await claimDirty(ctx, null, new Date(state.rolled_until), DIRTY_BATCH);
       const ranges = merged(hours.map((h): [Date, Date] => [h, new Date(h.getTime() + HOUR_MS)]));
       await rollHours(ctx, ranges);
       await rollAgentHours(ctx, ranges);
       await rollBreachHours(ctx, ranges);
       await rollSlaHours(ctx, ranges);
-      await clearDirty(ctx, hours);
+      await clearDirty(ctx, marks);
       return hours.length;
     });
     totals.dirty_recomputed += done;
