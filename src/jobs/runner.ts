@@ -1,8 +1,8 @@
-import type pg from 'pg';
 import type { Deps } from '../core/context.js';
 import { AppError } from '../core/errors.js';
 import { systemNow, toRfc3339, type Clock } from '../core/clock.js';
 import { uuidv7 } from '../core/ids.js';
+import { withSessionLock } from '../db/session-lock.js';
 import { JOBS, findJob, type JobDef } from './registry.js';
 import { wireDomain } from '../wiring.js';
 
@@ -35,11 +35,6 @@ export interface RunJobOptions {
   jobs?: readonly JobDef[];
 }
 
-interface KnexPool {
-  acquireConnection(): Promise<pg.PoolClient>;
-  releaseConnection(connection: pg.PoolClient): Promise<void>;
-}
-
 export function lockKey(name: string): string {
   return `helpdesk-job:${name}`;
 }
@@ -68,39 +63,28 @@ export async function runJob(deps: Deps, name: string, options: RunJobOptions = 
     error: null,
   };
 
-  // Session-level advisory locks belong to a connection: take and release it on the same one.
-  const pool = deps.db.client as KnexPool;
-  const connection = await pool.acquireConnection();
-  try {
-    const { rows } = await connection.query('select pg_try_advisory_lock(hashtext($1)) as locked', [lockKey(name)]);
-    if (!rows[0].locked) {
-      Object.assign(run, { status: 'skipped', finished_at: run.started_at });
-      await insertRun(deps, run);
-      return run;
-    }
+  const outcome = await withSessionLock(deps.db, lockKey(name), false, async () => {
+    await insertRun(deps, run);
     try {
-      await insertRun(deps, run);
-      try {
-        run.result = await job.run(deps, simulated ?? clock());
-        run.status = 'succeeded';
-      } catch (error) {
-        run.status = 'failed';
-        run.error = error instanceof Error ? error.message : String(error);
-        deps.log.error({ err: error, job: name }, 'job failed');
-        throw error;
-      } finally {
-        run.finished_at = toRfc3339(clock());
-        await deps.db('job_runs').where({ id: run.id }).update({
-          status: run.status, finished_at: run.finished_at, result: run.result ? JSON.stringify(run.result) : null, error: run.error,
-        });
-      }
-      return run;
+      run.result = await job.run(deps, simulated ?? clock());
+      run.status = 'succeeded';
+    } catch (error) {
+      run.status = 'failed';
+      run.error = error instanceof Error ? error.message : String(error);
+      deps.log.error({ err: error, job: name }, 'job failed');
+      throw error;
     } finally {
-      await connection.query('select pg_advisory_unlock(hashtext($1))', [lockKey(name)]);
+      run.finished_at = toRfc3339(clock());
+      await deps.db('job_runs').where({ id: run.id }).update({
+        status: run.status, finished_at: run.finished_at, result: run.result ? JSON.stringify(run.result) : null, error: run.error,
+      });
     }
-  } finally {
-    await pool.releaseConnection(connection);
+  });
+  if (!outcome.held) {
+    Object.assign(run, { status: 'skipped', finished_at: run.started_at });
+    await insertRun(deps, run);
   }
+  return run;
 }
 
 async function insertRun(deps: Deps, run: JobRunOut): Promise<void> {

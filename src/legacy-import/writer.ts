@@ -7,6 +7,7 @@ import type { RowDataPacket } from 'mysql2/promise';
 import type { Actor, Ctx, Deps } from '../core/context.js';
 import { uuidv7 } from '../core/ids.js';
 import { inTransaction } from '../db/transaction.js';
+import { withSessionLock } from '../db/session-lock.js';
 import { scoped } from '../db/tenant-scope.js';
 import { recordEvent, recordEvents, type NewEvent } from '../events/record.js';
 import { publishEvents } from '../events/publisher.js';
@@ -114,8 +115,7 @@ export async function runLegacyImport(deps: Deps, tenantId: string, actor: Actor
       // One run of one tenant at a time: a run started beside another waits for it, then finds every
       // row it imported in the map and creates nothing. The lock is held on a connection of its own,
       // so the run's batches can be written on several connections side by side.
-      const release = await holdRunLock(deps, `legacy-import:${tenantId}`);
-      try {
+      await withSessionLock(deps.db, `legacy-import:${tenantId}`, true, async () => {
         const unit: Unit = (fn) => inTransaction(deps, { tenantId, actor, now, quiet: true }, async (ctx) => {
           // A batch's commit does not wait for its WAL flush: a server crash may lose the last
           // batches, but each loses its rows and their map entries together, so the next run
@@ -123,13 +123,14 @@ export async function runLegacyImport(deps: Deps, tenantId: string, actor: Actor
           await ctx.trx.raw('SET LOCAL synchronous_commit = off');
           return fn(ctx);
         });
-        await new Importer(source, unit, result, options, options.parallel ?? 3, () => publishEvents(deps, tenantId)).run();
-      } finally {
-        // The quiet batches leave their events unnumbered (Ctx.quiet): one publisher run numbers
-        // what is left, even when the run failed half-way (its committed batches stay).
-        await publishEvents(deps, tenantId);
-        await release();
-      }
+        try {
+          await new Importer(source, unit, result, options, options.parallel ?? 3, () => publishEvents(deps, tenantId)).run();
+        } finally {
+          // The quiet batches leave their events unnumbered (Ctx.quiet): one publisher run numbers
+          // what is left, even when the run failed half-way (its committed batches stay).
+          await publishEvents(deps, tenantId);
+        }
+      });
       return result;
     }
     // A dry run does everything in one transaction and rolls it back: its counts are exact, and
@@ -724,29 +725,3 @@ class Importer {
   }
 }
 
-/**
- * Takes a session advisory lock on a connection set aside for the run, and returns its release.
- * The lock is given back before the connection returns to the pool (a pooled connection must not
- * carry it to its next user); if that fails the pool closes the connection, which frees it too.
- */
-async function holdRunLock(deps: Deps, key: string): Promise<() => Promise<void>> {
-  const client = deps.db.client as { acquireConnection(): Promise<LockConnection>; releaseConnection(c: LockConnection): Promise<void> };
-  const conn = await client.acquireConnection();
-  try {
-    await conn.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
-  } catch (error) {
-    await client.releaseConnection(conn);
-    throw error;
-  }
-  return async () => {
-    try {
-      await conn.query('SELECT pg_advisory_unlock(hashtext($1))', [key]);
-    } catch {
-      // knex's pool destroys a connection marked disposed instead of lending it again.
-      conn.__knex__disposed = 'the legacy-import run lock could not be released';
-    }
-    await client.releaseConnection(conn);
-  };
-}
-
-type LockConnection = { query(sql: string, params: unknown[]): Promise<unknown>; __knex__disposed?: unknown };
