@@ -233,10 +233,11 @@ class Importer {
     };
     const width = more.parallel ? Math.max(1, this.parallel) : 1;
     const writing = new Set<Promise<void>>();
-    let failed: { error: unknown } | null = null;
+    const failures: unknown[] = [];
     let next = read();
     try {
-      for (;;) {
+      // Stops reading at the first failed batch; the batches in flight then finish (below).
+      while (!failures.length) {
         const item = await next;
         if (item.done) break;
         next = read();
@@ -245,20 +246,18 @@ class Importer {
         const write: Promise<void> = this.unit((ctx) => fn(ctx, item.value))
           .then(() => this.options.onProgress?.(phase, this.result))
           .catch((error: unknown) => {
-            failed ??= { error };
+            failures.push(error);
           })
           .finally(() => writing.delete(write));
         writing.add(write);
-        while (writing.size >= width && !failed) await Promise.race(writing);
-        if (failed) break;
+        while (writing.size >= width && !failures.length) await Promise.race(writing);
       }
-      await Promise.all(writing);
-      if (failed) throw (failed as { error: unknown }).error;
     } finally {
       await Promise.all(writing);
       await next.catch(() => undefined);
       await source.return(undefined);
     }
+    if (failures.length) throw failures[0];
   }
 
   async run(): Promise<void> {
