@@ -7,6 +7,7 @@
  *   node --import tsx bench/osticket-import.ts                   # 100,000 tickets, 500,000 entries
  *   BENCH_TICKETS=5000 node --import tsx bench/osticket-import.ts
  *   BENCH_DATABASE_URL=postgres://… OSTICKET_DATA=…/shared/data/osticket …
+ *   BENCH_PARALLEL=1 BENCH_BATCH=500 BENCH_ENTRY_BATCH=2000 …   # the importer's width and batch sizes
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
