@@ -58,7 +58,9 @@ function testFiles(dir) {
   });
 }
 
-const args = process.argv.slice(2);
+// Test files run as TypeScript through tsx (package.json "tap": node-arg), so tap itself does not
+// look for .ts files: a folder given on the command line is expanded here, as is the default.
+const args = process.argv.slice(2).flatMap((a) => (!a.startsWith('-') && statSync(a, { throwIfNoEntry: false })?.isDirectory() ? testFiles(join(root, a)) : [a]));
 const files = args.some((a) => !a.startsWith('-')) ? [] : testFiles(join(root, 'test'));
 const code = await new Promise((resolve) => {
   const child = spawn('npx', ['tap', '--disable-coverage', '--timeout=180', ...args, ...files], {
