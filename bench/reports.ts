@@ -28,6 +28,7 @@ import { createDb, withDatabase, type Knex } from '../src/db/connection.js';
 import { migrateLatest } from '../src/db/migrations.js';
 import { createTenant } from '../src/tenants/service.js';
 import { buildApp } from '../daemon/app.js';
+import { catalog } from '../src/reports/catalog.js';
 import { reportRollup } from '../src/reports/rollup.js';
 
 const TICKETS = Number(process.env.BENCH_TICKETS ?? 1_000_000);
@@ -163,13 +164,14 @@ async function main(): Promise<void> {
       ['/reports/volume', { interval: 'day', tz: 'Europe/Berlin' }], ['/reports/volume', { interval: 'month', tz: 'America/New_York' }],
       ['/reports/agents', {}], ['/reports/me', {}], ['/reports/sla-breaches', {}], ['/reports/csat-ratings', {}],
       ['/reports/catalog', {}],
-      ...['tickets_created', 'tickets_resolved', 'sla_outcomes', 'csat_ratings', 'agent_replies'].map((report) =>
-        ['/reports/run', { report }] as [string, Record<string, string>]),
-      ['/reports/run', { report: 'tickets_created', group_by: 'agent' }],
+      // Every catalog run by every dimension but the per-ticket export (a CSV of every ticket).
+      ...catalog().data.flatMap((r) => r.dimensions.filter((d) => d.key !== 'ticket').map((d) =>
+        ['/reports/run', { report: r.key, group_by: d.key }] as [string, Record<string, string>])),
       ['/analytics/overview', {}], ['/analytics/heatmap', { tz: 'Europe/Berlin' }],
     ];
     console.log(`\n${'report'.padEnd(58)} ${'30 days p50'.padStart(12)} ${'max'.padStart(7)}   ${'365 days p50'.padStart(12)} ${'max'.padStart(7)}`);
     let worst30 = 0;
+    let worst365 = 0;
     for (const [url, extra] of cases.filter(([url]) => !ONLY || ONLY.test(url))) {
       const line: string[] = [];
       for (const window of [month, year]) {
@@ -184,12 +186,13 @@ async function main(): Promise<void> {
         }
         times.sort((a, b) => a - b);
         if (window === month) worst30 = Math.max(worst30, times[times.length - 1]!);
+        else worst365 = Math.max(worst365, times[times.length - 1]!);
         line.push(`${percentile(times, 50).toFixed(0).padStart(9)} ms ${times[times.length - 1]!.toFixed(0).padStart(4)} ms`);
       }
       const label = `${url} ${Object.entries(extra).filter(([k]) => k !== 'team_id').map(([k, v]) => `${k}=${v}`).join(' ')}${extra.team_id ? ' team_id=…' : ''}`;
       console.log(`${label.padEnd(58)} ${line.join('   ')}`);
     }
-    console.log(`\nslowest 30-day answer: ${worst30.toFixed(0)} ms (budget 500 ms)`);
+    console.log(`\nslowest answer: 30 days ${worst30.toFixed(0)} ms, 365 days ${worst365.toFixed(0)} ms (budget 500 ms)`);
     await app.close();
   } finally {
     await closeDeps(deps);

@@ -227,12 +227,16 @@ export async function paginateUnbounded<Row, T = Row>(
   list: ListQuery,
   keyset: Keyset,
   map?: (row: Row) => T,
+  /** The list's total when the caller already knows it (a summary it computes anyway): no count query. */
+  knownTotal?: number,
 ): Promise<Page<T, CursorMeta>> {
   const qb = asKnex(list);
   if (query.cursor !== undefined) return paginateCursor(query, qb, keyset, map);
   const page = query.page ?? 1;
   const pageSize = pageSizeOf(query);
-  const { rows, total } = await pageWithTotal(keysetOrdered(qb, keyset), qb, page, pageSize);
+  const { rows, total } = knownTotal === undefined
+    ? await pageWithTotal(keysetOrdered(qb, keyset), qb, page, pageSize)
+    : { rows: await (keysetOrdered(qb, keyset).limit(pageSize).offset((page - 1) * pageSize) as Promise<Record<string, unknown>[]>), total: knownTotal };
   const more = (page - 1) * pageSize + rows.length < total;
   return {
     data: shaped<Row, T>(rows, map),

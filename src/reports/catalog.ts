@@ -1,8 +1,9 @@
 import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { hasTicketFilter, ticketFilter, type Filters } from './filters.js';
-import { outcomeAt, SLA_TARGETS, slaOutcomesSql } from './overview.js';
-import { coverage, coveredSql, inReportSnapshot, rangeBindings, rollupFilter, textRanges, type Coverage } from './rollup.js';
+import { ROLLED, rolledFor } from './catalog-rollups.js';
+import { slaOutcomesSql } from './overview.js';
+import { coverage, inReportSnapshot } from './rollup.js';
 import { wholeHourZone } from './volume.js';
 
 /**
@@ -112,8 +113,15 @@ const REPORTS: ReportDef[] = [
   {
     key: 'csat_ratings', name: 'CSAT ratings', description: 'Satisfaction ratings submitted in the window',
     source: {
-      sql: (ctx, f) => {
+      sql: (ctx, f, groupBy) => {
         const filter = ticketFilter(f);
+        // By score or time with no filter, the ratings' own index answers (no ticket read).
+        if (!hasTicketFilter(f) && ['score', 'day', 'week', 'month'].includes(groupBy)) {
+          return {
+            sql: 'SELECT s.submitted_at AS at, s.score, s.tenant_id FROM csat_surveys s WHERE s.tenant_id = ? AND s.submitted_at >= ? AND s.submitted_at < ?',
+            bindings: [ctx.tenantId, f.from, f.to],
+          };
+        }
         return {
           sql: `SELECT s.submitted_at AS at, s.score, t.tenant_id, t.channel, t.team_id, t.priority_id, t.status_id, t.assigned_agent_id AS agent_id
                   FROM csat_surveys s JOIN tickets t ON t.tenant_id = s.tenant_id AND t.id = s.ticket_id
@@ -202,33 +210,40 @@ export function prepareRun(ctx: Ctx, f: Filters, input: RunInput): PreparedRun {
   const source = report.source.sql(ctx, f, groupBy);
   const key = dim.sql(f.tz);
   const label = dim.label;
-  const join = label ? ` LEFT JOIN ${label.table} d ON d.tenant_id = x.tenant_id AND d.id = x.${label.ref}` : '';
-  const selectDim = label ? `${key} AS k, d.${label.column} AS label` : `${key} AS k`;
-  const groupCols = label ? `${key}, d.${label.column}` : key;
   const metrics = report.metrics.map((m) => `${m.sql} AS "${m.key}"`).join(', ');
   const columns = [...(label ? [`${groupBy}_id`, `${groupBy}_name`] : [groupBy]), ...report.metrics.map((m) => m.key)];
   const toRow = (r: Record<string, unknown>): Cell[] => [
     cell(r.k, dim.time), ...(label ? [cell(r.label)] : []), ...report.metrics.map((m) => cell(r[m.key])),
   ];
-  const order = `${key} NULLS FIRST${label ? `, d.${label.column}` : ''}`;
-  const reportKey = report.key;
-  const rolled = (report.key === 'tickets_created' && ROLLED_CREATED_DIMENSIONS.includes(groupBy))
-    || (report.key === 'sla_outcomes' && ROLLED_SLA_DIMENSIONS.includes(groupBy));
+  /**
+   * Groups a source's rows by the dimension, then names the groups: the label (a team's name, an
+   * agent's) is joined to the few groups, not to every row.
+   */
+  const grouped = (from: { sql: string; bindings: any[] }, aggregates: string) => ({
+    sql: `SELECT g.*${label ? ', d.' + label.column + ' AS label' : ''}
+            FROM (SELECT ${key} AS k, ${aggregates} FROM (${from.sql}) x GROUP BY 1) g
+            ${label ? `LEFT JOIN ${label.table} d ON d.tenant_id = ? AND d.id = g.k` : ''}
+           ORDER BY g.k NULLS FIRST${label ? ', label' : ''}`,
+    bindings: [...from.bindings, ...(label ? [ctx.tenantId] : [])],
+  });
+  const rolled = rolledFor(ROLLED[report.key], groupBy, f) ? ROLLED[report.key] : undefined;
+  const timeLike = dim.time || groupBy === 'hour' || groupBy === 'weekday';
+  const first = (rows: Record<string, unknown>[], limit: number) => rows.slice(0, Number.isFinite(limit) ? limit : undefined).map(toRow);
 
   async function* pages(limit = Number.POSITIVE_INFINITY): AsyncGenerator<Cell[][]> {
     if (rolled) {
       const rows = await inReportSnapshot(ctx, async (ctx) => {
-        const useRollups = dim.time || groupBy === 'hour' || groupBy === 'weekday' ? wholeHourZone(f.tz, f.from, f.to) : true;
-        const cov = await coverage(ctx, f.from, f.to, useRollups);
-        const [rolledSource, sums] = reportKey === 'sla_outcomes' ? [slaFromRollups(ctx, f, cov), SLA_SUMS] : [createdFromRollups(ctx, f, cov), CREATED_SUMS];
-        return (await ctx.trx.raw(`SELECT ${selectDim}, ${sums} FROM (${rolledSource.sql}) x${join} GROUP BY ${groupCols} ORDER BY ${order}`, rolledSource.bindings)).rows;
+        const cov = await coverage(ctx, f.from, f.to, timeLike ? wholeHourZone(f.tz, f.from, f.to) : true);
+        // With no rolled-up hour to read, the run is the definition itself, read live.
+        const q = cov.lo < cov.hi || report!.key !== 'agent_replies' ? grouped(rolled.source(ctx, f, cov, groupBy, f.tz), rolled.sums) : grouped(source, metrics);
+        return (await ctx.trx.raw(q.sql, q.bindings)).rows;
       });
-      yield (rows as Record<string, unknown>[]).slice(0, Number.isFinite(limit) ? limit : undefined).map(toRow);
+      yield first(rows as Record<string, unknown>[], limit);
       return;
     }
     if (groupBy !== 'ticket') {
-      const result = await ctx.trx.raw(`SELECT ${selectDim}, ${metrics} FROM (${source.sql}) x${join} GROUP BY ${groupCols} ORDER BY ${order}`, source.bindings as any[]);
-      yield (result.rows as Record<string, unknown>[]).slice(0, Number.isFinite(limit) ? limit : undefined).map(toRow);
+      const q = grouped(source, metrics);
+      yield first((await ctx.trx.raw(q.sql, q.bindings)).rows as Record<string, unknown>[], limit);
       return;
     }
     // One row per ticket: pages in ticket-number order, each after the last one read.
@@ -237,7 +252,7 @@ export function prepareRun(ctx: Ctx, f: Filters, input: RunInput): PreparedRun {
     while (left > 0) {
       const size = Math.min(PAGE, left);
       const result = await ctx.trx.raw(
-        `SELECT ${selectDim}, ${metrics} FROM (${source.sql}) x WHERE x.ticket_number > ? GROUP BY ${groupCols} ORDER BY ${key} LIMIT ${size}`,
+        `SELECT ${key} AS k, ${metrics} FROM (${source.sql}) x WHERE x.ticket_number > ? GROUP BY ${key} ORDER BY ${key} LIMIT ${size}`,
         [...source.bindings, after] as any[],
       );
       const rows = result.rows as Record<string, unknown>[];
@@ -249,63 +264,6 @@ export function prepareRun(ctx: Ctx, f: Filters, input: RunInput): PreparedRun {
   }
   return { report: report.key, group_by: groupBy, columns, pages };
 }
-
-/**
- * tickets_created grouped by time, channel or team reads `report_rollup_hours` for the covered
- * whole hours (every figure of the report is a sum there) and the tickets live for the rest; the
- * time dimensions only in zones a whole number of hours off UTC all through the window (each UTC
- * hour then lies in one local hour), as the volume report. The metrics are recombined as the live
- * ones compute them: counts summed, averages as total sum ÷ total count in numeric.
- */
-const ROLLED_CREATED_DIMENSIONS = ['day', 'week', 'month', 'hour', 'weekday', 'channel', 'team'];
-const CREATED_SUMS = `sum(x.n)::int AS created, sum(x.frt_n)::int AS first_responded,
-  (sum(x.frt_sum) / nullif(sum(x.frt_n), 0))::float8 AS avg_first_response_time_seconds, sum(x.res_n)::int AS resolved,
-  (sum(x.res_sum) / nullif(sum(x.res_n), 0))::float8 AS avg_resolution_time_seconds, sum(x.reopened)::int AS reopened`;
-
-function createdFromRollups(ctx: Ctx, f: Filters, cov: Coverage): { sql: string; bindings: any[] } {
-  const covered = coveredSql(ctx, cov);
-  const rf = rollupFilter(f);
-  const filter = ticketFilter(f);
-  return {
-    sql: `
-      SELECT h.hour AS at, h.tenant_id, h.channel, nullif(h.team_key, '${NIL_TEAM}'::uuid) AS team_id, h.created AS n, h.frt_n, h.frt_sum,
-             h.res_n, h.res_sum, h.reopened
-        FROM report_rollup_hours h
-       WHERE ${covered.sql}${rf.sql} AND h.created > 0
-      UNION ALL
-      SELECT t.created_at, t.tenant_id, t.channel, t.team_id, 1, (t.first_responded_at IS NOT NULL)::int,
-             coalesce(extract(epoch FROM t.first_responded_at - t.created_at), 0), (t.resolved_at IS NOT NULL)::int,
-             coalesce(extract(epoch FROM t.resolved_at - t.created_at), 0), (t.reopened_count > 0)::int
-        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
-        JOIN tickets t ON t.tenant_id = ? AND t.created_at >= r.a AND t.created_at < r.b${filter.sql}`,
-    bindings: [...covered.bindings, ...rf.bindings, cov.live.starts, cov.live.ends, ctx.tenantId, ...filter.bindings],
-  };
-}
-
-/** sla_outcomes grouped by target, time, channel or team: `report_rollup_sla_hours` likewise. */
-const ROLLED_SLA_DIMENSIONS = ['target', 'day', 'week', 'month', 'channel', 'team'];
-const SLA_SUMS = `sum(x.n)::int AS decided, sum(x.on_time)::int AS met_on_time, (sum(x.n) - sum(x.on_time))::int AS breached,
-  sum(x.on_time)::float8 / sum(x.n) AS compliance_rate`;
-
-function slaFromRollups(ctx: Ctx, f: Filters, cov: Coverage): { sql: string; bindings: any[] } {
-  const covered = coveredSql(ctx, cov);
-  const rf = rollupFilter(f);
-  const filter = ticketFilter(f);
-  const live = SLA_TARGETS.map((target) => `
-      SELECT ${outcomeAt(target)}::timestamptz, t.tenant_id, t.channel, t.team_id, '${target}'::text, 1, ((t.sla->'${target}'->>'breached_at') IS NULL)::int
-        FROM tickets t
-       WHERE t.tenant_id = ? AND (${textRanges(outcomeAt(target), cov.live.starts.length)})${filter.sql}`).join('\n      UNION ALL');
-  return {
-    sql: `
-      SELECT h.hour AS at, h.tenant_id, h.channel, nullif(h.team_key, '${NIL_TEAM}'::uuid) AS team_id, h.target, h.decided AS n, h.on_time
-        FROM report_rollup_sla_hours h
-       WHERE ${covered.sql}${rf.sql}
-      UNION ALL${live}`,
-    bindings: [...covered.bindings, ...rf.bindings, ...SLA_TARGETS.flatMap(() => [ctx.tenantId, ...rangeBindings(cov.live), ...filter.bindings])],
-  };
-}
-
-const NIL_TEAM = '00000000-0000-0000-0000-000000000000';
 
 function cell(value: unknown, time = false): Cell {
   if (value == null) return null;

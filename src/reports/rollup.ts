@@ -134,16 +134,17 @@ async function rollHours(ctx: Ctx, ranges: Ranges): Promise<void> {
   const sla = ['first_response', 'next_response', 'resolution'].map((target) => `
       SELECT ${hourOf(`${decided(target)}::timestamptz`)} AS hour, t.team_id, t.channel,
              0, 0::numeric, 0, 0::numeric, 0, 0, 0, 0, 0,
-             ((t.sla->'${target}'->>'breached_at') IS NULL)::int, 1, 0, 0, 0, 0
+             ((t.sla->'${target}'->>'breached_at') IS NULL)::int, 1, 0, 0, 0, 0, 0, 0, 0
         FROM tickets t
        WHERE t.tenant_id = ? AND (${textRanges(decided(target), ranges.starts.length)})`).join('\n      UNION ALL');
   await ctx.trx.raw(`
     INSERT INTO report_rollup_hours (tenant_id, hour, team_key, channel, created, frt_sum, frt_n, res_sum, res_n,
                                      reopened, ever_resolved, one_touch, resolved, sla_on_time, sla_decided,
-                                     csat_ratings, csat_score_sum, csat_sent, csat_answered)
+                                     csat_ratings, csat_score_sum, csat_sent, csat_answered, resolved_res_sum, replies, reply_tickets)
     SELECT ?, x.hour, coalesce(x.team_id, ?::uuid), x.channel, sum(x.created), sum(x.frt_sum), sum(x.frt_n), sum(x.res_sum), sum(x.res_n),
            sum(x.reopened), sum(x.ever_resolved), sum(x.one_touch), sum(x.resolved), sum(x.sla_on_time), sum(x.sla_decided),
-           sum(x.csat_ratings), sum(x.csat_score_sum), sum(x.csat_sent), sum(x.csat_answered)
+           sum(x.csat_ratings), sum(x.csat_score_sum), sum(x.csat_sent), sum(x.csat_answered), sum(x.resolved_res_sum), sum(x.replies),
+           sum(x.reply_tickets)
       FROM (
       SELECT ${hourOf('t.created_at')} AS hour, t.team_id, t.channel,
              1 AS created, coalesce(extract(epoch FROM t.first_responded_at - t.created_at), 0) AS frt_sum, (t.first_responded_at IS NOT NULL)::int AS frt_n,
@@ -151,27 +152,35 @@ async function rollHours(ctx: Ctx, ranges: Ranges): Promise<void> {
              (t.reopened_count > 0)::int AS reopened, (t.resolved_at IS NOT NULL OR t.reopened_count > 0)::int AS ever_resolved,
              (t.resolved_at IS NOT NULL AND t.reopened_count = 0
                AND (SELECT count(*) FROM messages m WHERE m.tenant_id = t.tenant_id AND m.ticket_id = t.id AND m.is_agent AND NOT m.is_private) = 1)::int AS one_touch,
-             0 AS resolved, 0 AS sla_on_time, 0 AS sla_decided, 0 AS csat_ratings, 0 AS csat_score_sum, 0 AS csat_sent, 0 AS csat_answered
+             0 AS resolved, 0 AS sla_on_time, 0 AS sla_decided, 0 AS csat_ratings, 0 AS csat_score_sum, 0 AS csat_sent, 0 AS csat_answered,
+             0::numeric AS resolved_res_sum, 0 AS replies, 0 AS reply_tickets
         FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
         JOIN tickets t ON t.tenant_id = ? AND t.created_at >= r.a AND t.created_at < r.b
       UNION ALL
-      SELECT ${hourOf('t.resolved_at')}, t.team_id, t.channel, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0
+      SELECT ${hourOf('t.resolved_at')}, t.team_id, t.channel, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0,
+             extract(epoch FROM t.resolved_at - t.created_at), 0, 0
         FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
         JOIN tickets t ON t.tenant_id = ? AND t.resolved_at >= r.a AND t.resolved_at < r.b
+      UNION ALL
+      SELECT ${hourOf('g.at')}, t.team_id, t.channel, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, (g.prev_at IS NULL)::int
+        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+        JOIN report_reply_gaps g ON g.tenant_id = ? AND g.at >= r.a AND g.at < r.b
+        JOIN tickets t ON t.tenant_id = g.tenant_id AND t.id = g.ticket_id
       UNION ALL${sla}
       UNION ALL
-      SELECT ${hourOf('s.submitted_at')}, t.team_id, t.channel, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, s.score, 0, 0
+      SELECT ${hourOf('s.submitted_at')}, t.team_id, t.channel, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, s.score, 0, 0, 0, 0, 0
         FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
         JOIN csat_surveys s ON s.tenant_id = ? AND s.submitted_at >= r.a AND s.submitted_at < r.b
         JOIN tickets t ON t.tenant_id = s.tenant_id AND t.id = s.ticket_id
       UNION ALL
-      SELECT ${hourOf('s.created_at')}, t.team_id, t.channel, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, (s.submitted_at IS NOT NULL)::int
+      SELECT ${hourOf('s.created_at')}, t.team_id, t.channel, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, (s.submitted_at IS NOT NULL)::int, 0, 0, 0
         FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
         JOIN csat_surveys s ON s.tenant_id = ? AND s.created_at >= r.a AND s.created_at < r.b
         JOIN tickets t ON t.tenant_id = s.tenant_id AND t.id = s.ticket_id
       ) x
      GROUP BY x.hour, x.team_id, x.channel`,
   [ctx.tenantId, NIL_UUID,
+    ...r, ctx.tenantId,
     ...r, ctx.tenantId,
     ...r, ctx.tenantId,
     ...[0, 1, 2].flatMap(() => [ctx.tenantId, ...rangeBindings(ranges)]),
@@ -187,39 +196,95 @@ async function rollAgentHours(ctx: Ctx, ranges: Ranges): Promise<void> {
   if (!ranges.starts.length) return;
   const r = [ranges.starts, ranges.ends];
   await clearHours(ctx, 'report_rollup_agent_hours', ranges);
+  // Unassigned tickets and unauthored replies are kept under the nil agent key: catalog runs by
+  // agent show them as their own row, the agents report (which joins users) never sees them.
   await ctx.trx.raw(`
     INSERT INTO report_rollup_agent_hours (tenant_id, hour, team_key, channel, agent_id, created, frt_sum, frt_n, res_sum, res_n,
-                                           resolved, replies, csat_ratings, csat_score_sum)
-    SELECT ?, x.hour, coalesce(x.team_id, ?::uuid), x.channel, x.agent_id, sum(x.created), sum(x.frt_sum), sum(x.frt_n), sum(x.res_sum),
-           sum(x.res_n), sum(x.resolved), sum(x.replies), sum(x.csat_ratings), sum(x.csat_score_sum)
+                                           resolved, replies, csat_ratings, csat_score_sum, reopened, resolved_res_sum, reply_tickets,
+                                           sla_decided, sla_on_time)
+    SELECT ?, x.hour, coalesce(x.team_id, ?::uuid), x.channel, coalesce(x.agent_id, ?::uuid), sum(x.created), sum(x.frt_sum), sum(x.frt_n),
+           sum(x.res_sum), sum(x.res_n), sum(x.resolved), sum(x.replies), sum(x.csat_ratings), sum(x.csat_score_sum), sum(x.reopened),
+           sum(x.resolved_res_sum), sum(x.reply_tickets), sum(x.sla_decided), sum(x.sla_on_time)
       FROM (
       SELECT ${hourOf('t.created_at')} AS hour, t.team_id, t.channel, t.assigned_agent_id AS agent_id,
              1 AS created, coalesce(extract(epoch FROM t.first_responded_at - t.created_at), 0) AS frt_sum, (t.first_responded_at IS NOT NULL)::int AS frt_n,
              coalesce(extract(epoch FROM t.resolved_at - t.created_at), 0) AS res_sum, (t.resolved_at IS NOT NULL)::int AS res_n,
-             0 AS resolved, 0 AS replies, 0 AS csat_ratings, 0 AS csat_score_sum
+             0 AS resolved, 0 AS replies, 0 AS csat_ratings, 0 AS csat_score_sum, (t.reopened_count > 0)::int AS reopened,
+             0::numeric AS resolved_res_sum, 0 AS reply_tickets, 0 AS sla_decided, 0 AS sla_on_time
         FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
         JOIN tickets t ON t.tenant_id = ? AND t.created_at >= r.a AND t.created_at < r.b
-       WHERE t.assigned_agent_id IS NOT NULL
       UNION ALL
-      SELECT ${hourOf('t.resolved_at')}, t.team_id, t.channel, t.assigned_agent_id, 0, 0, 0, 0, 0, 1, 0, 0, 0
+      SELECT ${hourOf('t.resolved_at')}, t.team_id, t.channel, t.assigned_agent_id, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0,
+             extract(epoch FROM t.resolved_at - t.created_at), 0, 0, 0
         FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
         JOIN tickets t ON t.tenant_id = ? AND t.resolved_at >= r.a AND t.resolved_at < r.b
-       WHERE t.assigned_agent_id IS NOT NULL
       UNION ALL
-      SELECT ${hourOf('m.created_at')}, t.team_id, t.channel, m.author_id, 0, 0, 0, 0, 0, 0, 1, 0, 0
+      SELECT ${hourOf('g.at')}, t.team_id, t.channel, g.author_id, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, (g.prev_author_at IS NULL)::int, 0, 0
         FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
-        JOIN messages m ON m.tenant_id = ? AND m.is_agent AND NOT m.is_private AND m.created_at >= r.a AND m.created_at < r.b
-        JOIN tickets t ON t.tenant_id = m.tenant_id AND t.id = m.ticket_id
-       WHERE m.author_id IS NOT NULL
+        JOIN report_reply_gaps g ON g.tenant_id = ? AND g.at >= r.a AND g.at < r.b
+        JOIN tickets t ON t.tenant_id = g.tenant_id AND t.id = g.ticket_id
       UNION ALL
-      SELECT ${hourOf('s.submitted_at')}, t.team_id, t.channel, t.assigned_agent_id, 0, 0, 0, 0, 0, 0, 0, 1, s.score
+      SELECT ${hourOf('s.submitted_at')}, t.team_id, t.channel, t.assigned_agent_id, 0, 0, 0, 0, 0, 0, 0, 1, s.score, 0, 0, 0, 0, 0
         FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
         JOIN csat_surveys s ON s.tenant_id = ? AND s.submitted_at >= r.a AND s.submitted_at < r.b
         JOIN tickets t ON t.tenant_id = s.tenant_id AND t.id = s.ticket_id
-       WHERE t.assigned_agent_id IS NOT NULL
+      UNION ALL${slaParts(ranges, (target) => `t.team_id, t.channel, t.assigned_agent_id, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, ((t.sla->'${target}'->>'breached_at') IS NULL)::int`)}
       ) x
      GROUP BY x.hour, x.team_id, x.channel, x.agent_id`,
-  [ctx.tenantId, NIL_UUID, ...r, ctx.tenantId, ...r, ctx.tenantId, ...r, ctx.tenantId, ...r, ctx.tenantId]);
+  [ctx.tenantId, NIL_UUID, NIL_UUID, ...r, ctx.tenantId, ...r, ctx.tenantId, ...r, ctx.tenantId, ...r, ctx.tenantId, ...slaBindings(ctx, ranges)]);
+}
+
+/** One row per SLA target decided in the ranges: its decision hour, then `columns(target)`. */
+function slaParts(ranges: Ranges, columns: (target: string) => string): string {
+  return SLA_TARGET_KEYS.map((target) => `
+      SELECT ${hourOf(`${decided(target)}::timestamptz`)}, ${columns(target)}
+        FROM tickets t
+       WHERE t.tenant_id = ? AND (${textRanges(decided(target), ranges.starts.length)})`).join('\n      UNION ALL');
+}
+const SLA_TARGET_KEYS = ['first_response', 'next_response', 'resolution'];
+const slaBindings = (ctx: Ctx, ranges: Ranges) => SLA_TARGET_KEYS.flatMap(() => [ctx.tenantId, ...rangeBindings(ranges)]);
+
+/**
+ * Recomputes the attribute rollup rows (`report_rollup_attr_hours`) of the given whole hours: by
+ * priority every catalog part, by current status the created parts, each from its live SQL.
+ */
+async function rollAttrHours(ctx: Ctx, ranges: Ranges): Promise<void> {
+  if (!ranges.starts.length) return;
+  const r = [ranges.starts, ranges.ends];
+  await clearHours(ctx, 'report_rollup_attr_hours', ranges);
+  await ctx.trx.raw(`
+    INSERT INTO report_rollup_attr_hours (tenant_id, hour, attr, attr_key, created, frt_sum, frt_n, res_sum, res_n, reopened, resolved,
+                                          resolved_res_sum, sla_decided, sla_on_time, csat_ratings, csat_score_sum, replies, reply_tickets)
+    SELECT ?, x.hour, x.attr, coalesce(x.attr_key, ?::uuid), sum(x.created), sum(x.frt_sum), sum(x.frt_n), sum(x.res_sum), sum(x.res_n),
+           sum(x.reopened), sum(x.resolved), sum(x.resolved_res_sum), sum(x.sla_decided), sum(x.sla_on_time), sum(x.csat_ratings),
+           sum(x.csat_score_sum), sum(x.replies), sum(x.reply_tickets)
+      FROM (
+      SELECT ${hourOf('t.created_at')} AS hour, a.attr, a.attr_key,
+             1 AS created, coalesce(extract(epoch FROM t.first_responded_at - t.created_at), 0) AS frt_sum, (t.first_responded_at IS NOT NULL)::int AS frt_n,
+             coalesce(extract(epoch FROM t.resolved_at - t.created_at), 0) AS res_sum, (t.resolved_at IS NOT NULL)::int AS res_n,
+             (t.reopened_count > 0)::int AS reopened, 0 AS resolved, 0::numeric AS resolved_res_sum, 0 AS sla_decided, 0 AS sla_on_time,
+             0 AS csat_ratings, 0 AS csat_score_sum, 0 AS replies, 0 AS reply_tickets
+        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+        JOIN tickets t ON t.tenant_id = ? AND t.created_at >= r.a AND t.created_at < r.b
+       CROSS JOIN LATERAL (VALUES ('priority', t.priority_id), ('status', t.status_id)) AS a(attr, attr_key)
+      UNION ALL
+      SELECT ${hourOf('t.resolved_at')}, 'priority', t.priority_id, 0, 0, 0, 0, 0, 0, 1, extract(epoch FROM t.resolved_at - t.created_at), 0, 0, 0, 0, 0, 0
+        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+        JOIN tickets t ON t.tenant_id = ? AND t.resolved_at >= r.a AND t.resolved_at < r.b
+      UNION ALL
+      SELECT ${hourOf('s.submitted_at')}, 'priority', t.priority_id, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, s.score, 0, 0
+        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+        JOIN csat_surveys s ON s.tenant_id = ? AND s.submitted_at >= r.a AND s.submitted_at < r.b
+        JOIN tickets t ON t.tenant_id = s.tenant_id AND t.id = s.ticket_id
+      UNION ALL
+      SELECT ${hourOf('g.at')}, 'priority', t.priority_id, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, (g.prev_at IS NULL)::int
+        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+        JOIN report_reply_gaps g ON g.tenant_id = ? AND g.at >= r.a AND g.at < r.b
+        JOIN tickets t ON t.tenant_id = g.tenant_id AND t.id = g.ticket_id
+      UNION ALL${slaParts(ranges, (target) => `'priority', t.priority_id, 0, 0, 0, 0, 0, 0, 0, 0, 1, ((t.sla->'${target}'->>'breached_at') IS NULL)::int, 0, 0, 0, 0`)}
+      ) x
+     GROUP BY x.hour, x.attr, x.attr_key`,
+  [ctx.tenantId, NIL_UUID, ...r, ctx.tenantId, ...r, ctx.tenantId, ...r, ctx.tenantId, ...r, ctx.tenantId, ...slaBindings(ctx, ranges)]);
 }
 
 /** The breach event types and their text instant, as the breaches list reads them (`events_sla_breaches`). */
@@ -311,6 +376,7 @@ async function rollTenant(deps: Deps, tenantId: string, now: Date): Promise<{ ho
       await rollAgentHours(ctx, { starts: [from], ends: [to] });
       await rollBreachHours(ctx, { starts: [from], ends: [to] });
       await rollSlaHours(ctx, { starts: [from], ends: [to] });
+      await rollAttrHours(ctx, { starts: [from], ends: [to] });
       await clearDirty(ctx, claimed.marks);
       await ctx.trx('report_rollup_state').where({ tenant_id: tenantId }).update({ rolled_until: to });
       return Math.round((to.getTime() - from.getTime()) / HOUR_MS);
@@ -328,6 +394,7 @@ async function rollTenant(deps: Deps, tenantId: string, now: Date): Promise<{ ho
       await rollAgentHours(ctx, ranges);
       await rollBreachHours(ctx, ranges);
       await rollSlaHours(ctx, ranges);
+      await rollAttrHours(ctx, ranges);
       await clearDirty(ctx, marks);
       return hours.length;
     });

@@ -127,6 +127,10 @@ t.test('csat-ratings: list and summary', async (t) => {
   const r = await json(`/reports/csat-ratings?${q()}`);
   t.same(r.data.map((x: any) => [x.score, x.submitted_at]), [[2, '2026-10-26T13:00:00.000Z'], [4, '2026-10-24T11:00:00.000Z'], [5, '2026-10-24T05:00:00.000Z']]);
   t.same(r.summary, { count: 3, average: 11 / 3, distribution: { 1: 0, 2: 1, 3: 0, 4: 1, 5: 1 } });
+  t.equal(r.meta.total, 3, 'the total is the summary count');
+  const second = await json(`/reports/csat-ratings?${q({ page_size: '2', page: '2' })}`);
+  t.same(second.data.map((x: any) => x.score), [5], 'the last page holds the oldest rating');
+  t.match(second.meta, { page: 2, page_size: 2, total: 3, next_cursor: null });
 });
 
 t.test('catalog and run: JSON and streamed CSV', async (t) => {

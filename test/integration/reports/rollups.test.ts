@@ -36,7 +36,13 @@ const windows = [
   { from: '2026-10-23T22:15:00.000Z', to: '2026-10-26T10:05:00.000Z' },
   { from: '2026-10-01T00:00:00.000Z', to: '2026-11-01T00:00:00.000Z' },
 ];
-const paths = () => windows.flatMap((w) => {
+const CATALOG_DIMENSIONS = ['agent', 'day', 'week', 'month', 'hour', 'weekday', 'channel', 'team', 'priority'];
+// A window starting between two of Anna's replies on T1 (23:30 and 01:00): her ticket counts
+// through the reply gap that contains the window's start.
+const between = new URLSearchParams({ from: '2026-10-24T00:00:00.000Z', to: '2026-10-30T00:00:00.000Z' });
+const paths = () => [
+  ...['agent', 'day', 'team', 'channel'].map((group_by) => `/reports/run?${between}&report=agent_replies&group_by=${group_by}&tz=UTC`),
+  ...windows.flatMap((w) => {
   const q = (extra: Record<string, string> = {}) => new URLSearchParams({ ...w, ...extra }).toString();
   return [
     `/reports/overview?${q()}`, `/reports/overview?${q({ team_id: data.teamX })}`, `/reports/overview?${q({ channel: 'api' })}`,
@@ -54,13 +60,32 @@ const paths = () => windows.flatMap((w) => {
     `/reports/run?${q({ report: 'tickets_created', group_by: 'day', tz: 'America/New_York', team_id: data.teamX })}`,
     `/reports/run?${q({ report: 'tickets_created', group_by: 'hour', tz: 'Asia/Kolkata' })}`,
     `/reports/run?${q({ report: 'tickets_created', group_by: 'weekday', tz: 'Europe/Berlin', format: 'csv' })}`,
+    `/reports/run?${q({ report: 'tickets_created', group_by: 'agent' })}`, `/reports/run?${q({ report: 'tickets_created', group_by: 'agent', team_id: data.teamX })}`,
+    ...CATALOG_DIMENSIONS.flatMap((group_by) => [
+      `/reports/run?${q({ report: 'tickets_resolved', group_by })}`, `/reports/run?${q({ report: 'agent_replies', group_by })}`,
+      `/reports/run?${q({ report: 'agent_replies', group_by, tz: 'UTC' })}`, `/reports/run?${q({ report: 'agent_replies', group_by, channel: 'email' })}`,
+    ]),
+    ...['score', 'day', 'week', 'month', 'channel', 'team', 'priority', 'agent'].map((group_by) => `/reports/run?${q({ report: 'csat_ratings', group_by })}`),
+    `/reports/run?${q({ report: 'csat_ratings', group_by: 'agent', team_id: data.teamX })}`, `/reports/csat-ratings?${q()}`,
+    `/reports/csat-ratings?${q({ channel: 'email', page_size: '1', page: '2' })}`,
+    `/reports/run?${q({ report: 'tickets_resolved', group_by: 'agent', channel: 'email' })}`,
+    ...['priority', 'status'].flatMap((group_by) => [
+      `/reports/run?${q({ report: 'tickets_created', group_by })}`, `/reports/run?${q({ report: 'tickets_created', group_by, team_id: data.teamX })}`,
+    ]),
+    ...['agent', 'priority'].flatMap((group_by) => [
+      `/reports/run?${q({ report: 'sla_outcomes', group_by })}`, `/reports/run?${q({ report: 'sla_outcomes', group_by, channel: 'api' })}`,
+    ]),
+    `/reports/run?${q({ report: 'tickets_resolved', group_by: 'day', tz: 'America/New_York', format: 'csv' })}`,
+    `/reports/run?${q({ report: 'agent_replies', group_by: 'team', team_id: data.teamX })}`,
+    `/reports/run?${q({ report: 'agent_replies', group_by: 'day', tz: 'Asia/Kolkata' })}`,
     ...['Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe'].flatMap((tz) => [
       ...['day', 'week', 'month'].map((interval) => `/reports/volume?${q({ tz, interval })}`),
       `/reports/volume?${q({ tz, interval: 'day', team_id: data.teamX })}`,
       `/analytics/heatmap?${q({ tz })}`, `/analytics/heatmap?${q({ tz, channel: 'email' })}`,
     ]),
   ];
-});
+  }),
+];
 const snapshot = async () => Object.fromEntries(await Promise.all(paths().map(async (p) => [p, await json(p)] as const)));
 /** The live definition: the same reports with the tenant's rollups out of use (no rollup state). */
 const liveSnapshot = async () => {
@@ -76,7 +101,15 @@ const dirtyCount = async () => Number((await db('report_rollup_dirty').where({ t
 const NOW = new Date('2026-11-01T00:30:00Z');
 
 const live = await snapshot();
-t.equal(live[paths()[0]!].total_tickets_created, 4, 'the hand-computed figure (reports.test.ts)');
+const overview0 = `/reports/overview?${new URLSearchParams(windows[0]!)}`;
+t.equal(live[overview0].total_tickets_created, 4, 'the hand-computed figure (reports.test.ts)');
+// By hand: Anna replied on T1 at 23:30 and 01:00 (10-23/24) and on T3 at 23:00 (10-25), Bert on T4 at 10:10 (10-26).
+t.same(live[`/reports/run?${between}&report=agent_replies&group_by=agent&tz=UTC`].rows,
+  [[data.agentA.id, 'Anna Agent', 2, 2], [data.agentB.id, 'Bert Agent', 1, 1]], 'replies and tickets after the window starts mid-conversation');
+t.same(live[`/reports/run?${new URLSearchParams({ ...windows[0]!, report: 'agent_replies', group_by: 'day', tz: 'UTC' })}`].rows.map((r: unknown[]) => r.slice(1)),
+  [[1, 1], [1, 1], [1, 1], [1, 1]], 'T1 counts on both UTC days it was replied to');
+t.same(live[`/reports/run?${new URLSearchParams({ ...windows[0]!, report: 'agent_replies', group_by: 'day' })}`].rows.map((r: unknown[]) => r.slice(1)),
+  [[2, 1], [2, 2]], 'in Berlin both T1 replies fall on Saturday 24 October (one ticket), T3 and T4 on Monday the 26th');
 
 t.test('the job rolls every whole hour up; reports answer the same from the rollups', async (t) => {
   const run = await runJob(env.deps, 'report-rollup', { now: NOW });
@@ -128,6 +161,18 @@ t.test('reports really read the rollups for whole clean hours', async (t) => {
   const liveSla = live[`/reports/run?${new URLSearchParams({ ...windows[0]!, report: 'sla_outcomes', group_by: 'target' })}`];
   t.equal(sla.rows.find((r: unknown[]) => r[0] === 'first_response')[1], liveSla.rows.find((r: unknown[]) => r[0] === 'first_response')[1] + 100, 'sla_outcomes runs read the SLA rollups');
   await db('report_rollup_sla_hours').where(slaHour).decrement('decided', 100);
+  // T0 was resolved 2026-10-24 10:00 (email); Anna's replies on T1 were at 23:30 and 01:00.
+  const resolvedHour = { tenant_id: tenant.id, hour: new Date('2026-10-24T10:00:00Z') };
+  t.equal(await db('report_rollup_hours').where(resolvedHour).increment('resolved', 100), 1);
+  const resolvedPath = `/reports/run?${new URLSearchParams({ ...windows[0]!, report: 'tickets_resolved', group_by: 'channel' })}`;
+  const email = (body: { rows: unknown[][] }) => body.rows.find((r) => r[0] === 'email')![1];
+  t.equal(email(await json(resolvedPath)), Number(email(live[resolvedPath])) + 100, 'tickets_resolved runs read the rollups');
+  await db('report_rollup_hours').where(resolvedHour).decrement('resolved', 100);
+  const replyHour = { tenant_id: tenant.id, hour: new Date('2026-10-23T23:00:00Z'), agent_id: data.agentA.id };
+  t.equal(await db('report_rollup_agent_hours').where(replyHour).increment('reply_tickets', 100), 1);
+  const repliesRun = await json(`/reports/run?${new URLSearchParams({ ...windows[0]!, report: 'agent_replies', group_by: 'agent' })}`);
+  t.same(repliesRun.rows.find((r: unknown[]) => r[0] === data.agentA.id).slice(2), [3, 102], 'agent_replies runs read the pair rollups');
+  await db('report_rollup_agent_hours').where(replyHour).decrement('reply_tickets', 100);
   const day = await json(`/reports/volume?${new URLSearchParams({ ...windows[0]!, tz: 'Europe/Berlin', interval: 'day' })}`);
   t.equal(day.series[1].created, 102, 'Berlin Sunday 25 October: T2 (bent by 100) and T3');
   const kolkata = await json(`/reports/volume?${new URLSearchParams({ ...windows[0]!, tz: 'Asia/Kolkata', interval: 'month' })}`);
@@ -157,6 +202,15 @@ t.test('late changes to past tickets: dirty hours are read live, the job brings 
       from_value: '2026-10-26T10:40:00.000Z', created_at: new Date('2026-10-26T10:40:00Z'),
       data: JSON.stringify({ ticket_id: data.T4, target: 'next_response', from: '2026-10-26T10:40:00.000Z', to: null, at: '2026-10-26T10:40:00.000Z', actor_id: null, actor_name: null }),
     });
+    // An earlier reply by Bert on T3 (22:40), before Anna's (23:00): hers stays her own first but is
+    // no longer the ticket's, in an hour nothing else here touches (only the reply gaps mark it).
+    await trx('messages').insert({
+      tenant_id: tenant.id, id: uuidv7(), ticket_id: data.T3, body: 'early', author_id: data.agentB.id, author_name: 'x',
+      is_agent: true, is_private: false, channel: 'email', created_at: new Date('2026-10-25T22:40:00Z'),
+    });
+    // T1 (rated S1 at 05:00, replied to at 23:30 and 01:00) becomes urgent: its rating and replies
+    // move to another priority, in hours its other changes here do not touch.
+    await trx('tickets').where({ tenant_id: tenant.id, id: data.T1 }).update({ priority_id: data.v.priority.urgent });
     // Bert's reply on T4 is re-attributed to Anna (an author change of a reply in a rolled-up hour).
     await trx('messages').where({ tenant_id: tenant.id, ticket_id: data.T4, author_id: data.agentB.id, is_private: false }).update({ author_id: data.agentA.id });
   });
@@ -170,7 +224,7 @@ t.test('late changes to past tickets: dirty hours are read live, the job brings 
 
   const expected = await liveSnapshot();
   t.not(JSON.stringify(expected), JSON.stringify(live), 'the figures did change');
-  const w = expected[paths()[0]!];
+  const w = expected[overview0];
   t.equal(w.total_tickets_resolved, 3, 'T0, T2, T4 (T1 reopened)');
   t.equal(w.csat_response_rate, 1, 'S1, S2 and now S3 (sent in W, rated after it) answered; it was 2 / 3');
   t.equal(expected[`/reports/overview?${new URLSearchParams({ ...windows[0]!, team_id: data.teamX })}`].total_tickets_created, 0, 'team X has no ticket left');
