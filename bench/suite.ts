@@ -10,6 +10,7 @@
  *   npm run bench -- --reseed           # drop the kept database and seed again
  *   npm run bench -- --only list,deep    # just these scenarios (and healthz)
  *   BENCH_DATABASE_URL=postgres://…/postgres BENCH_SECONDS=10 BENCH_RESULTS=out.json npm run bench
+ *   BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=prof" npm run bench -- --only me   # profile the daemon
  *
  * --quick fails only when the suite crashes or a request errors, never on timing.
  */
@@ -62,7 +63,10 @@ function log(message: string) {
 
 async function startDaemon(databaseUrl: string, dataDir: string): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
   let stderr = '';
-  const child = spawn(process.execPath, [join(root, 'bin/run.js'), 'serve', '--port', '0', '--no-jobs', '--json'], {
+  // BENCH_DAEMON_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=prof`): node flags for the daemon only,
+  // to profile it under the load (the profile is written when it stops).
+  const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'bin/run.js'), 'serve', '--port', '0', '--no-jobs', '--json'], {
     cwd: root,
     env: {
       ...process.env,
