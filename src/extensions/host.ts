@@ -78,9 +78,13 @@ export function guardedFetch(allowed: readonly string[], allowPrivate = false): 
     }
     const refused = refusedTarget(url, allowPrivate);
     if (refused) throw new Error(`HTTP request to ${url.hostname} is refused: ${refused}`);
+    // The caller's signal (a crawler's per-page timeout, a cancelled call) still counts; ten
+    // seconds is the ceiling either way.
+    const ceiling = AbortSignal.timeout(10_000);
+    const signal = init?.signal ? AbortSignal.any([init.signal, ceiling]) : ceiling;
     try {
       return await undiciFetch(url, {
-        ...(init as object), redirect: 'manual', signal: AbortSignal.timeout(10_000), dispatcher: agentFor(allowPrivate),
+        ...(init as object), redirect: 'manual', signal, dispatcher: agentFor(allowPrivate),
       }) as unknown as Response;
     } catch (error) {
       // undici says only "fetch failed"; the cause (e.g. the guard's refusal) is what the logs need.
