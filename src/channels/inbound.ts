@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
 import { SYSTEM_ACTOR, type Actor, type Ctx, type Deps } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { systemNow } from '../core/clock.js';
@@ -9,10 +8,9 @@ import { scoped } from '../db/tenant-scope.js';
 import { findUserByAnyEmail, insertUser } from '../directory/user-store.js';
 import { recordCustomerEvent } from '../directory/customer-events.js';
 import { createTicket } from '../tickets/create.js';
-import { Attachment, Message, Ticket } from '../tickets/models.js';
+import { Message, Ticket } from '../tickets/models.js';
 import { addMessage } from '../conversation/messages.js';
-import { sniffContentType } from '../conversation/sniff.js';
-import { blobStoreFor } from '../storage/store.js';
+import { removeStoredFiles, storeInboundFile } from '../conversation/inbound-files.js';
 import { Status } from '../vocab/models.js';
 import type { ChannelName, FetchedMedia, InboundMessage, WebhookRequest } from './adapter.js';
 import { ADAPTERS } from './adapters/index.js';
@@ -269,18 +267,6 @@ async function openTicketOf(ctx: Ctx, identity: IdentityRow): Promise<Ticket | n
   return null;
 }
 
-async function storeFile(ctx: Ctx, ticketId: string, messageId: string, file: FetchedMedia, written: string[]): Promise<void> {
-  const id = uuidv7(ctx.now.getTime());
-  const key = `${ctx.tenantId}/${id}`;
-  written.push(key);
-  await blobStoreFor(ctx.deps.config).put(key, Readable.from([file.content]));
-  await Attachment.insertIn(ctx, {
-    id, ticket_id: ticketId, message_id: messageId, uploaded_by: null, filename: file.filename.slice(0, 255),
-    content_type: await sniffContentType(file.content.subarray(0, 4100), file.contentType),
-    size: file.content.length, storage_key: key, sha256: createHash('sha256').update(file.content).digest('hex'), created_at: ctx.now,
-  });
-}
-
 async function processOne(deps: Deps, row: InboundRow, now: Date): Promise<void> {
   const source = await deps.db('channel_sources').where({ tenant_id: row.tenant_id, id: row.source_id }).first() as SourceRow | undefined;
   if (!source || source.status === 'disconnected') {
@@ -333,13 +319,13 @@ async function processOne(deps: Deps, row: InboundRow, now: Date): Promise<void>
         await ctx.trx('channel_tickets').insert({ tenant_id: ctx.tenantId, ticket_id: ticket.id, source_id: source.id, identity_id: identity.id, created_at: now });
         messageId = (await Message.scoped(ctx).where('ticket_id', ticket.id).orderBy('created_at').orderBy('id').first())!.id;
       }
-      for (const file of files) await storeFile(ctx, ticket.id, messageId, file, written);
+      let last: string | undefined;
+      for (const file of files) last = await storeInboundFile(ctx, ticket.id, messageId, file, written, last);
       await scoped(ctx, 'channel_inbound').where('id', row.id).update({ status: 'done', ticket_id: ticket.id, message_id: messageId, error: notes.join('\n') || null, processed_at: now });
     });
     if (source.status === 'error' && !notes.length) await setSourceHealth({ trx: deps.db, tenantId: row.tenant_id, now }, source.id, null);
   } catch (error) {
-    const store = blobStoreFor(deps.config);
-    await Promise.all(written.map((key) => store.delete(key).catch(() => undefined)));
+    await removeStoredFiles(deps.config, written);
     throw error;
   }
 }

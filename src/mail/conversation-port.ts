@@ -1,22 +1,17 @@
-import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
-import type { Config } from '../core/config.js';
 import type { Ctx } from '../core/context.js';
 import { AppError } from '../core/errors.js';
-import { uuidv7 } from '../core/ids.js';
+import type { InboundFile } from '../conversation/inbound-files.js';
 import { addMessage, type MessageAuthor } from '../conversation/messages.js';
-import { sniffContentType } from '../conversation/sniff.js';
-import { blobStoreFor } from '../storage/store.js';
 import { addCollaborator } from '../tickets/collaborators.js';
 import { addLink } from '../tickets/links.js';
-import { Attachment } from '../tickets/models.js';
 
 /**
  * What the mail channel takes from the conversation and the ticket operations, in one place, so
  * inbound mail follows the same rules as every other door:
  * - `addTicketMessage`: the conversation's `addMessage` (closed is final, sanitising, first
  *   response, reopening, message hooks such as the SLA clock);
- * - `storeMailAttachment`: the conversation's blob store and content sniffing;
+ * - `storeMailAttachment`: the conversation's `storeInboundFile` (blob store, content sniffing), as
+ *   the messaging channels keep their media;
  * - `addMailCollaborators` / `collaboratorAddresses`: the ticket operations' collaborators;
  * - `linkFollowUp`: the ticket links, for a mail to a closed ticket that opened a new one.
  * The dependency points one way: src/mail imports these areas, they never import src/mail.
@@ -36,36 +31,10 @@ export async function addTicketMessage(ctx: Ctx, ticketId: string, input: NewMai
   return { id: message.id };
 }
 
-export interface MailFile { filename: string; contentType: string; content: Buffer; inline: boolean }
+export interface MailFile extends InboundFile { inline: boolean }
 
-/** Bytes of a file's start that sniffing looks at (as for uploads). */
-const HEAD_BYTES = 4100;
-
-/** Removes blobs stored by a transaction that did not commit (`written` holds their keys). */
-export async function removeStoredFiles(config: Pick<Config, 'dataDir'>, keys: string[]): Promise<void> {
-  const store = blobStoreFor(config);
-  await Promise.all(keys.map((key) => store.delete(key).catch(() => undefined)));
-}
-
-/**
- * Keeps one attachment (or inline image) of an inbound mail on its message. The type is sniffed
- * from the bytes like an upload's (the mail's declared type is only a hint for text). `written`
- * collects the stored keys so the caller can remove them if the transaction rolls back (the row
- * goes with it). `after` keeps the ids, and so the listing, in the mail's order.
- */
-export async function storeMailAttachment(ctx: Ctx, ticketId: string, messageId: string, file: MailFile, written: string[], after?: string): Promise<string> {
-  let id = uuidv7(ctx.now.getTime());
-  while (after && id <= after) id = uuidv7(ctx.now.getTime());
-  const key = `${ctx.tenantId}/${id}`;
-  written.push(key);
-  await blobStoreFor(ctx.deps.config).put(key, Readable.from([file.content]));
-  await Attachment.insertIn(ctx, {
-    id, ticket_id: ticketId, message_id: messageId, uploaded_by: null,
-    filename: file.filename, content_type: await sniffContentType(file.content.subarray(0, HEAD_BYTES), file.contentType),
-    size: file.content.length, storage_key: key, sha256: createHash('sha256').update(file.content).digest('hex'), created_at: ctx.now,
-  });
-  return id;
-}
+/** A mail's attachments and inline images are kept as every inbound file is. */
+export { storeInboundFile as storeMailAttachment, removeStoredFiles } from '../conversation/inbound-files.js';
 
 /**
  * Refusals of addCollaborator that only mean "nothing to add": the person is already on the
