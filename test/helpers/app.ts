@@ -15,6 +15,7 @@ import { createSession } from '../../src/auth/sessions.js';
 import { issueApiKey } from '../../src/auth/api-key-store.js';
 import { buildApp, type AppOptions } from '../../daemon/app.js';
 import { createTestDatabase } from './db.js';
+import { baseUrlOf } from './sse.js';
 
 export interface TestEnv {
   app: FastifyInstance;
@@ -44,6 +45,20 @@ export async function testApp(t: Test, overrides: Partial<Config> = {}, options:
     rmSync(dataDir, { recursive: true, force: true });
   });
   return { app, deps, config, guard, databaseUrl };
+}
+
+/**
+ * A second daemon on the same database as `env` (multi-daemon tests): its own Deps (pool and
+ * LISTEN connection) and app, listening on loopback; `overrides` adjust its configuration.
+ */
+export async function secondApp(t: Test, env: TestEnv, overrides: Partial<Config> = {}) {
+  const deps = createDeps({ ...env.config, ...overrides }, env.databaseUrl, { log: createLogger('silent'), poolMax: 3 });
+  const app = await buildApp(deps);
+  t.teardown(async () => {
+    await app.close();
+    await closeDeps(deps);
+  });
+  return { app, deps, url: await baseUrlOf(app) };
 }
 
 export interface TenantFixture {

@@ -1,15 +1,11 @@
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
-import type { Test } from 'tap';
-import { apiKeyFixture, call, csrfToken, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
+import { apiKeyFixture, call, csrfToken, secondApp, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
 import { baseUrlOf, openSse } from '../../helpers/sse.js';
-import { buildApp } from '../../../daemon/app.js';
 import { registerRoute, route } from '../../../daemon/route.js';
 import { TicketStreamEvent } from '../../../src/events/schemas.js';
 import type { Config } from '../../../src/core/config.js';
 import { SYSTEM_ACTOR } from '../../../src/core/context.js';
-import { closeDeps, createDeps } from '../../../src/core/deps.js';
-import { createLogger } from '../../../src/core/logging.js';
 import { inTransaction } from '../../../src/db/transaction.js';
 import { recordEvent, type NewEvent } from '../../../src/events/record.js';
 import { STREAM_PAGE_SIZE } from '../../../src/events/ticket-stream.js';
@@ -22,17 +18,6 @@ import { STREAM_PAGE_SIZE } from '../../../src/events/ticket-stream.js';
 t.setTimeout(180_000);
 
 const LONG: Partial<Config> = { streamMaxMs: 60_000, streamHeartbeatMs: 60_000 };
-
-/** A second daemon on the same database: its own Deps (pool and LISTEN connection) and app. */
-async function secondApp(t: Test, env: TestEnv, overrides: Partial<Config> = {}) {
-  const deps = createDeps({ ...env.config, ...overrides }, env.databaseUrl, { log: createLogger('silent'), poolMax: 3 });
-  const app = await buildApp(deps);
-  t.teardown(async () => {
-    await app.close();
-    await closeDeps(deps);
-  });
-  return { app, deps, url: await baseUrlOf(app) };
-}
 
 /** Commits one ticket event for the tenant through `deps` (as a ticket change would). */
 function commitEvent(deps: TestEnv['deps'], tenantId: string, input: Partial<NewEvent> = {}) {

@@ -1,11 +1,8 @@
 import t from 'tap';
 import type { Test } from 'tap';
-import { call, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
+import { call, secondApp, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
 import { baseUrlOf, openSse } from '../../helpers/sse.js';
-import { buildApp } from '../../../daemon/app.js';
 import type { Config } from '../../../src/core/config.js';
-import { closeDeps, createDeps } from '../../../src/core/deps.js';
-import { createLogger } from '../../../src/core/logging.js';
 import { chatSweep } from '../../../src/webchat/sweep.js';
 import { VISITOR_MESSAGES_PER_MINUTE } from '../../../src/webchat/visitors.js';
 
@@ -30,16 +27,6 @@ const flow = {
     { id: 'bye', type: 'end', text: 'Goodbye!' },
   ],
 };
-
-async function secondApp(t: Test, env: TestEnv) {
-  const deps = createDeps({ ...env.config, ...LONG }, env.databaseUrl, { log: createLogger('silent'), poolMax: 3 });
-  const app = await buildApp(deps);
-  t.teardown(async () => {
-    await app.close();
-    await closeDeps(deps);
-  });
-  return { app, deps, url: await baseUrlOf(app) };
-}
 
 async function setup(t: Test, options: { bot?: boolean } = {}) {
   const env = await testApp(t, LONG);
@@ -239,7 +226,7 @@ t.test('offering: online agents only, least loaded first, never over max_concurr
 
 t.test('the console stream: two daemons share the queue live; Last-Event-ID resumes; the visitor stream follows', async (t) => {
   const { env, a, widget } = await setup(t);
-  const other = await secondApp(t, env);
+  const other = await secondApp(t, env, LONG);
   const agent = await userFixture(env, a.id, 'agent');
   const auth = { authorization: `Bearer ${agent.token}` };
   const console2 = await openSse(other.url, '/webchat/stream', auth);
