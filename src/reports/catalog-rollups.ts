@@ -1,6 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { ticketFilter, type Filters } from './filters.js';
 import { outcomeAt, SLA_TARGETS } from './overview.js';
+import { foldHours } from './folds.js';
 import { coveredSql, rangeBindings, rollupFilter, textRanges, type Coverage } from './rollup.js';
 
 /**
@@ -113,40 +114,106 @@ const resolved: Rolled = {
  * first reply ever (`prev` is null: counted by hour in the rollups) or follows a reply before s:
  * the reply gaps (prev, at] containing s with at < e, one per conversation under way at s (a GiST
  * probe at the window's start, and at each bucket's start for the time dimensions).
+ *
+ * By local hour of the day or weekday a bucket recurs (hour 14 of every day), so a ticket counts
+ * once however many of its instances (UTC hours, local days) it was replied to in: the distinct
+ * tickets of each instance, summed, less the repeats (`repeatedPairs`).
  */
 const replies: Rolled = {
-  dimensions: ['agent', 'day', 'week', 'month', 'channel', 'team', 'priority'],
+  dimensions: ['agent', 'day', 'week', 'month', 'hour', 'weekday', 'channel', 'team', 'priority'],
   sums: 'sum(x.n)::int AS public_replies, sum(x.firsts)::int AS tickets',
   source: (ctx, f, cov, groupBy, tz) => {
-    const prev = groupBy === 'agent' ? 'g.prev_author_at' : 'g.prev_at';
-    const rolled = rolledRows(ctx, f, cov, groupBy, 'h.replies AS n, h.reply_tickets AS firsts', 'h.replies > 0');
-    const filter = ticketFilter(f);
-    const unit = TIME_BUCKETS[groupBy];
-    // The probes' instants: the window's start, or each local bucket's start within the window.
-    const starts = unit
-      ? `SELECT greatest(b.local AT TIME ZONE '${tz}', ?::timestamptz) AS s,
-                least((b.local + interval '1 ${unit}') AT TIME ZONE '${tz}', ?::timestamptz) AS e
-           FROM generate_series(date_trunc('${unit}', ?::timestamptz AT TIME ZONE '${tz}'),
-                                (?::timestamptz - interval '1 microsecond') AT TIME ZONE '${tz}', interval '1 ${unit}') AS b(local)`
-      : 'SELECT ?::timestamptz AS s, ?::timestamptz AS e';
-    const startBindings = unit ? [f.from, f.to, f.from, f.to] : [f.from, f.to];
-    return {
-      sql: `${rolled.sql}
-        UNION ALL
-        SELECT g.at, ${ticketKeys('g.author_id')}, 1, (${prev} IS NULL)::int
-          FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
-          JOIN report_reply_gaps g ON g.tenant_id = ? AND g.at >= r.a AND g.at < r.b
-          JOIN tickets t ON t.tenant_id = g.tenant_id AND t.id = g.ticket_id${filter.sql}
-        UNION ALL
-        SELECT p.s, ${ticketKeys('g.author_id')}, 0, 1
-          FROM (${starts}) p
-          JOIN report_reply_gaps g ON g.tenant_id = ? AND ${prev} IS NOT NULL AND tstzrange(${prev}, g.at, '(]') @> p.s AND g.at < p.e
-          JOIN tickets t ON t.tenant_id = g.tenant_id AND t.id = g.ticket_id${filter.sql}`,
-      bindings: [...rolled.bindings, cov.live.starts, cov.live.ends, ctx.tenantId, ...filter.bindings,
-        ...startBindings, ctx.tenantId, ...filter.bindings],
-    };
+    if (groupBy === 'hour') return union(hourReplyParts(ctx, f, cov), repeatedPairs(ctx, f, 'hour', tz));
+    if (groupBy === 'weekday') return union(replyParts(ctx, f, cov, groupBy, tz, 'day'), repeatedPairs(ctx, f, 'weekday', tz));
+    return replyParts(ctx, f, cov, groupBy, tz, TIME_BUCKETS[groupBy]);
   },
 };
+
+const union = (...parts: RolledSource[]): RolledSource => ({
+  sql: parts.map((p) => p.sql).join('\n        UNION ALL\n'),
+  bindings: parts.flatMap((p) => p.bindings),
+});
+
+/** Replies and distinct tickets per bucket (per local `unit` when given, else over the whole window). */
+function replyParts(ctx: Ctx, f: Filters, cov: Coverage, groupBy: string, tz: string, unit: string | undefined): RolledSource {
+  const prev = groupBy === 'agent' ? 'g.prev_author_at' : 'g.prev_at';
+  const rolled = rolledRows(ctx, f, cov, groupBy, 'h.replies AS n, h.reply_tickets AS firsts', 'h.replies > 0');
+  const filter = ticketFilter(f);
+  // The probes' instants: the window's start, or each local bucket's start within the window.
+  const starts = unit
+    ? `SELECT greatest(b.local AT TIME ZONE '${tz}', ?::timestamptz) AS s,
+              least((b.local + interval '1 ${unit}') AT TIME ZONE '${tz}', ?::timestamptz) AS e
+         FROM generate_series(date_trunc('${unit}', ?::timestamptz AT TIME ZONE '${tz}'),
+                              (?::timestamptz - interval '1 microsecond') AT TIME ZONE '${tz}', interval '1 ${unit}') AS b(local)`
+    : 'SELECT ?::timestamptz AS s, ?::timestamptz AS e';
+  const startBindings = unit ? [f.from, f.to, f.from, f.to] : [f.from, f.to];
+  return {
+    sql: `${rolled.sql}
+      UNION ALL
+      SELECT g.at, ${ticketKeys('g.author_id')}, 1, (${prev} IS NULL)::int
+        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+        JOIN report_reply_gaps g ON g.tenant_id = ? AND g.at >= r.a AND g.at < r.b
+        JOIN tickets t ON t.tenant_id = g.tenant_id AND t.id = g.ticket_id${filter.sql}
+      UNION ALL
+      SELECT p.s, ${ticketKeys('g.author_id')}, 0, 1
+        FROM (${starts}) p
+        JOIN report_reply_gaps g ON g.tenant_id = ? AND ${prev} IS NOT NULL AND tstzrange(${prev}, g.at, '(]') @> p.s AND g.at < p.e
+        JOIN tickets t ON t.tenant_id = g.tenant_id AND t.id = g.ticket_id${filter.sql}`,
+    bindings: [...rolled.bindings, cov.live.starts, cov.live.ends, ctx.tenantId, ...filter.bindings,
+      ...startBindings, ctx.tenantId, ...filter.bindings],
+  };
+}
+
+/**
+ * Replies and distinct tickets per UTC hour of the window: a reply is its ticket's first in its
+ * hour when the ticket's previous reply is before the hour (or before the window's start, for a
+ * partial first hour). Rolled up as `reply_hour_tickets`.
+ */
+function hourReplyParts(ctx: Ctx, f: Filters, cov: Coverage): RolledSource {
+  const rolled = rolledRows(ctx, f, cov, 'hour', 'h.replies AS n, h.reply_hour_tickets AS firsts', 'h.replies > 0');
+  const filter = ticketFilter(f);
+  return {
+    sql: `${rolled.sql}
+      UNION ALL
+      SELECT g.at, ${ticketKeys('g.author_id')}, 1, (g.prev_at IS NULL OR g.prev_at < greatest(date_trunc('hour', g.at, 'UTC'), ?::timestamptz))::int
+        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+        JOIN report_reply_gaps g ON g.tenant_id = ? AND g.at >= r.a AND g.at < r.b
+        JOIN tickets t ON t.tenant_id = g.tenant_id AND t.id = g.ticket_id${filter.sql}`,
+    bindings: [...rolled.bindings, f.from, cov.live.starts, cov.live.ends, ctx.tenantId, ...filter.bindings],
+  };
+}
+
+/**
+ * How many times the per-instance parts count a ticket more than once in a recurring bucket: for
+ * each ticket and local hour of the day (weekday), the instances — UTC hours (local days) — it was
+ * replied to in within the window, less one, as negative rows. Only a ticket replied to both
+ * before and at least 21 hours (six days less two hours, the largest DST shift) after can have
+ * two instances of one bucket, or one replied to in an autumn fold, where a local hour comes
+ * twice in a row: the candidates come from the `report_reply_gaps_late` index (replies at least
+ * 20 hours after the ticket's first) and from the folds' hours.
+ */
+function repeatedPairs(ctx: Ctx, f: Filters, groupBy: 'hour' | 'weekday', tz: string): RolledSource {
+  const instance = groupBy === 'hour' ? "date_trunc('hour', g.at, 'UTC')" : `(g.at AT TIME ZONE '${tz}')::date`;
+  const bucket = groupBy === 'hour' ? `extract(hour FROM g.at AT TIME ZONE '${tz}')` : `extract(isodow FROM g.at AT TIME ZONE '${tz}')`;
+  const apart = groupBy === 'weekday' ? " AND g.at - g.first_at >= interval '141 hours'" : '';
+  const folds = groupBy === 'hour' ? foldHours(tz, f.from, f.to) : { starts: [], ends: [] };
+  const filter = ticketFilter(f);
+  return {
+    sql: `
+      SELECT d.at, ${ticketKeys('NULL::uuid')}, 0, -d.repeats
+        FROM (SELECT g.ticket_id, min(g.at) AS at, count(DISTINCT ${instance}) - 1 AS repeats
+                FROM (SELECT g.ticket_id FROM report_reply_gaps g
+                       WHERE g.tenant_id = ? AND g.at >= ? AND g.at < ? AND g.at - g.first_at >= interval '20 hours'${apart}
+                      UNION
+                      SELECT g.ticket_id FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+                        JOIN report_reply_gaps g ON g.tenant_id = ? AND g.at >= r.a AND g.at < r.b) c
+                JOIN report_reply_gaps g ON g.tenant_id = ? AND g.ticket_id = c.ticket_id AND g.at >= ? AND g.at < ?
+               GROUP BY g.ticket_id, ${bucket}) d
+        JOIN tickets t ON t.tenant_id = ? AND t.id = d.ticket_id${filter.sql}
+       WHERE d.repeats > 0`,
+    bindings: [ctx.tenantId, f.from, f.to, folds.starts, folds.ends, ctx.tenantId, ctx.tenantId, f.from, f.to, ctx.tenantId, ...filter.bindings],
+  };
+}
 
 /**
  * sla_outcomes: by target, time, channel or team `report_rollup_sla_hours` (per target); by agent

@@ -242,6 +242,62 @@ t.test('late changes to past tickets: dirty hours are read live, the job brings 
   t.same(await snapshot(), expected, 'and after the job recomputed them');
 });
 
+t.test('agent_replies by local hour and weekday count a ticket once across days, weeks and an autumn fold', async (t) => {
+  const reply = (ticket_id: string, author: { id: string }, at: string) => ({
+    tenant_id: tenant.id, id: uuidv7(), ticket_id, body: 'again', author_id: author.id, author_name: 'x',
+    is_agent: true, is_private: false, channel: 'email', created_at: new Date(at),
+  });
+  // Each write alone, as replies arrive: every one leaves its hours dirty in rolled-up time.
+  // T2 in both 02:xx hours of Berlin's autumn fold (02:40 CEST, then 02:20 CET).
+  await db('messages').insert(reply(data.T2, data.agentB, '2026-10-25T00:40:00Z'));
+  await db('messages').insert(reply(data.T2, data.agentB, '2026-10-25T01:20:00Z'));
+  // T4 at 11:xx Berlin on two days (10:10 UTC on the 26th, 10:30 UTC on the 27th).
+  await db('messages').insert(reply(data.T4, data.agentA, '2026-10-27T10:30:00Z'));
+  // T0 on two Wednesdays a week apart (the 21st at 11:00 UTC, the 28th at 11:30 UTC): one weekday,
+  // and one UTC hour of the day.
+  await db('messages').insert(reply(data.T0, data.agentB, '2026-10-28T11:30:00Z'));
+  // T1 a day before its first reply, in the same hour (23:10 UTC on the 22nd; it was first
+  // replied to at 23:30 UTC on the 23rd): the ticket's first reply moves earlier for every row.
+  await db('messages').insert(reply(data.T1, data.agentA, '2026-10-22T23:10:00Z'));
+  const firsts = await db('report_reply_gaps').where({ tenant_id: tenant.id, ticket_id: data.T1 }).distinct('first_at').pluck('first_at');
+  t.same(firsts.map((d: Date) => d.toISOString()), ['2026-10-22T23:10:00.000Z'], 'every reply of T1 knows its new first reply');
+  const october = windows[2]!;
+  const run = (group_by: string, tz: string, extra: Record<string, string> = {}) =>
+    `/reports/run?${new URLSearchParams({ ...october, report: 'agent_replies', group_by, tz, ...extra })}`;
+  const extraPaths = [
+    ...['hour', 'weekday'].flatMap((group_by) => ['Europe/Berlin', 'UTC', 'America/New_York'].map((tz) => run(group_by, tz))),
+    run('hour', 'Europe/Berlin', { channel: 'api' }), run('weekday', 'UTC', { team_id: data.teamX }),
+    `/reports/run?${new URLSearchParams({ ...windows[0]!, report: 'agent_replies', group_by: 'hour', tz: 'Europe/Berlin' })}`,
+    `/reports/run?${new URLSearchParams({ ...windows[1]!, report: 'agent_replies', group_by: 'weekday', tz: 'Europe/Berlin' })}`,
+  ];
+  const read = async () => ({
+    ...(await snapshot()),
+    ...Object.fromEntries(await Promise.all(extraPaths.map(async (p) => [p, await json(p)] as const))),
+  });
+  const state = await db('report_rollup_state').where({ tenant_id: tenant.id }).first();
+  await db('report_rollup_state').where({ tenant_id: tenant.id }).delete();
+  const expected = await read().finally(() => db('report_rollup_state').insert(state));
+  const row = (path: string, k: number) => expected[path].rows.find((r: unknown[]) => r[0] === k);
+  // By hand over October: [bucket, public replies, tickets].
+  t.same(row(run('hour', 'Europe/Berlin'), 2), [2, 2, 1], 'T2 twice in the fold\'s 02:xx, one ticket');
+  t.same(row(run('hour', 'UTC'), 1), [1, 2, 2], 'UTC 01:xx: T1 (the 24th) and T2 (the 25th)');
+  t.same(row(run('hour', 'Europe/Berlin'), 11), [11, 2, 1], 'T4 at 11:xx on two days, one ticket');
+  t.same(row(run('hour', 'UTC'), 11), [11, 2, 1], 'T0 at 11:xx UTC a week apart, one ticket');
+  t.same(row(run('weekday', 'Europe/Berlin'), 2), [2, 2, 1], 'T0 on two Wednesdays, one ticket');
+  t.same(row(run('hour', 'UTC'), 23), [23, 3, 2], 'UTC 23:xx: T1 on the 22nd and 23rd, T3 on the 25th');
+
+  t.same(await read(), expected, 'dirty hours read live: the same figures');
+  const job = await runJob(env.deps, 'report-rollup', { now: NOW });
+  t.ok((job.result as { dirty_recomputed: number }).dirty_recomputed > 0);
+  t.same(await read(), expected, 'read from the rolled-up hours: the same figures');
+
+  // The hour runs read reply_hour_tickets: bend T0's 11:00 UTC hour of the 28th.
+  const bent = { tenant_id: tenant.id, hour: new Date('2026-10-28T11:00:00Z') };
+  t.equal(await db('report_rollup_hours').where(bent).increment('reply_hour_tickets', 100), 1);
+  t.same((await json(run('hour', 'UTC'))).rows.find((r: unknown[]) => r[0] === 11), [11, 2, 101]);
+  await db('report_rollup_hours').where(bent).decrement('reply_hour_tickets', 100);
+});
+
 t.test('a change at or after rolled_until needs no rollup: the hours are live until the next run', async (t) => {
   const late = { tenant_id: tenant.id, ticket_id: data.T1, token_hash: uuidv7(), token_encrypted: 'x', expires_at: new Date('2027-01-01T00:00:00Z') };
   await db('csat_surveys').insert({ ...late, id: uuidv7(), created_at: new Date('2026-10-31T23:59:00Z'), score: 1, submitted_at: new Date('2026-11-01T00:10:00Z') });
