@@ -1,5 +1,6 @@
 import type { Actor, Ctx } from '../core/context.js';
 import { isAppError } from '../core/errors.js';
+import { cachedConfig } from '../db/config-cache.js';
 import { recordEvent } from '../events/record.js';
 import { applyTicketChanges, type TicketChangeSet } from '../tickets/changes.js';
 import { compileConditions, matchesConditions } from '../tickets/conditions.js';
@@ -31,12 +32,25 @@ export const ROUTING_ACTOR: Actor = {
 /** Transactions in which routing is applying its own changes: its nested hook call must not route again. */
 const routing = new WeakSet<object>();
 
-interface Decision<T> { value: T; rule: RoutingRuleRecord }
+/** A rule as routing reads it: a frozen row shared through the configuration cache. */
+type RuleRow = Pick<RoutingRuleRecord, 'id' | 'name' | 'conditions' | 'actions'>;
+interface Decision<T> { value: T; rule: RuleRow }
 interface Decisions { team?: Decision<TeamRecord>; priority?: Decision<Priority>; skill?: Decision<SkillRecord> }
 
+/**
+ * The active rules of a trigger in order, from the configuration cache when the write pinned its
+ * version (routing_rules bumps it: migrations/20261128190100_routing_rules_config_version.ts).
+ */
+function activeRules(ctx: Ctx, trigger: RoutingTrigger): Promise<readonly RuleRow[]> {
+  return cachedConfig(ctx, `routing:${trigger}`, async () => {
+    const rows = await RoutingRuleRecord.scoped(ctx).where('routing_rules.active', true)
+      .whereRaw('? = ANY(routing_rules.triggers)', [trigger]).orderBy('routing_rules.position').orderBy('routing_rules.id');
+    return rows.map((r) => ({ id: r.id, name: r.name, conditions: r.conditions, actions: r.actions }));
+  });
+}
+
 async function decide(ctx: Ctx, ticket: Ticket, trigger: RoutingTrigger, handSet: ReadonlySet<string>): Promise<Decisions> {
-  const rules = await RoutingRuleRecord.scoped(ctx).where('routing_rules.active', true)
-    .whereRaw('? = ANY(routing_rules.triggers)', [trigger]).orderBy('routing_rules.position').orderBy('routing_rules.id');
+  const rules = await activeRules(ctx, trigger);
   const decided: Decisions = {};
   for (const rule of rules) {
     let compiled;
@@ -82,7 +96,7 @@ export async function routeTicket(ctx: Ctx, ticket: Ticket, trigger: RoutingTrig
   } finally {
     routing.delete(ctx.trx);
   }
-  const routed = async (rule: RoutingRuleRecord, target: Record<string, unknown>) => recordEvent(as, {
+  const routed = async (rule: RuleRow, target: Record<string, unknown>) => recordEvent(as, {
     type: 'ticket.routed',
     subjectType: 'ticket',
     ticketId: ticket.id,

@@ -4,7 +4,7 @@ import { toRfc3339 } from '../core/clock.js';
 import { paginateUnbounded, type CursorMeta, type Page } from '../core/pagination.js';
 import { recordEvent } from '../events/record.js';
 import { Attachment, Message, Ticket, type Channel } from '../tickets/models.js';
-import { Status } from '../vocab/models.js';
+import { statusById, statusList, type StatusRow } from '../vocab/lookup.js';
 import { htmlToText, sanitizeMessageHtml } from './html.js';
 import { runMessageHooks } from './hooks.js';
 import { adoptInlineImages, attachmentSummary } from './attachment-output.js';
@@ -71,9 +71,9 @@ function bodies(input: MessageCreate): { body: string; body_html: string | null 
 }
 
 /** The status a customer's reply moves the ticket to: the `open` status, else the first of its category. */
-async function openStatus(ctx: Ctx): Promise<Status | undefined> {
-  return (await Status.scoped(ctx).findOne({ key: 'open' }))
-    ?? (await Status.scoped(ctx).where('category', 'open').orderBy('position').first());
+async function openStatus(ctx: Ctx): Promise<StatusRow | undefined> {
+  const statuses = await statusList(ctx);
+  return statuses.find((s) => s.key === 'open') ?? statuses.find((s) => s.category === 'open');
 }
 
 export async function addMessage(ctx: Ctx, ticketId: string, input: NewMessage): Promise<MessageOut> {
@@ -84,7 +84,7 @@ export async function addMessage(ctx: Ctx, ticketId: string, input: NewMessage):
   await pinConfigVersion(ctx);
   // The row lock orders concurrent replies on one ticket (first response, reopening).
   let ticket = await loadVisibleTicket(ctx, ticketId, { forUpdate: true });
-  const status = (await Status.findIn(ctx, ticket.status_id))!;
+  const status = (await statusById(ctx, ticket.status_id))!;
   if (status.category === 'closed') {
     throw errors.conflict(`Ticket ${ticket.ticket_number} is closed; a closed ticket is final`, { reason: 'ticket_closed' });
   }

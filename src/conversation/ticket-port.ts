@@ -1,7 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import type { Ticket } from '../tickets/models.js';
 import { applyTicketChanges } from '../tickets/changes.js';
-import type { Status } from '../vocab/models.js';
+import type { StatusRow } from '../vocab/lookup.js';
 
 /**
  * What the conversation needs from the tickets area, in one place: "may this actor see this
@@ -13,6 +13,6 @@ export { isStaffActor, loadVisibleTicket } from '../tickets/visibility.js';
 /** An archived ticket's messages are read from the archive (CONTRACT §19). */
 export { archiveReader } from '../tickets/archive-port.js';
 
-export async function changeTicketStatus(ctx: Ctx, ticket: Ticket, status: Status): Promise<Ticket> {
+export async function changeTicketStatus(ctx: Ctx, ticket: Ticket, status: Pick<StatusRow, 'id'>): Promise<Ticket> {
   return applyTicketChanges(ctx, ticket, { status_id: status.id });
 }

@@ -1,7 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { recordEvent } from '../events/record.js';
 import { scoped } from '../db/tenant-scope.js';
-import { Status } from '../vocab/models.js';
+import { statusById, statusList, type StatusRow } from '../vocab/lookup.js';
 import type { TicketChange } from '../tickets/hooks.js';
 import type { Ticket, TicketSla } from '../tickets/models.js';
 import { loadBusinessHours, loadHolidays } from './business-hours.js';
@@ -45,12 +45,12 @@ const BREACH_EVENTS: Record<TargetName, string> = {
 };
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-const info = (s: Status): StatusInfo => ({ key: s.key, category: s.category, pauses_sla: s.pauses_sla });
+const info = (s: StatusRow): StatusInfo => ({ key: s.key, category: s.category, pauses_sla: s.pauses_sla });
 const keyOf = (e: TimelineEntry) => `${e.target}:${e.kind}:${e.at}`;
 
 async function openStatus(ctx: Ctx): Promise<StatusInfo> {
   return cachedConfig(ctx, 'sla:open_status', async () => {
-    const statuses = await Status.scoped(ctx).orderBy([{ column: 'position' }, { column: 'id' }]);
+    const statuses = await statusList(ctx);
     const open = statuses.find((s) => s.key === 'open') ?? statuses.find((s) => s.category === 'open') ?? statuses[0]!;
     return info(open);
   });
@@ -110,7 +110,7 @@ export async function slaTicketHook(ctx: Ctx, change: TicketChange): Promise<voi
   const at = ctx.now.toISOString();
   let state = (ticket as Ticket & { sla_state?: SlaState | null }).sla_state ?? null;
   if (change.before === null || state === null) {
-    const status = (await Status.findIn(ctx, ticket.status_id))!;
+    const status = (await statusById(ctx, ticket.status_id))!;
     state = {
       v: 1, created: new Date(ticket.created_at).toISOString(), policy: await effectivePolicy(ctx, ticket.priority_id, ticket.type_id),
       initial_status: info(status), open_status: await openStatus(ctx), events: [], emitted: [],
@@ -119,7 +119,7 @@ export async function slaTicketHook(ctx: Ctx, change: TicketChange): Promise<voi
   }
   const events = [...state.events];
   if (change.message && !change.message.is_private) events.push({ at, kind: change.message.is_agent ? 'agent_reply' : 'customer_reply' });
-  if (change.changed.has('status_id')) events.push({ at, kind: 'status', status: info((await Status.findIn(ctx, ticket.status_id))!) });
+  if (change.changed.has('status_id')) events.push({ at, kind: 'status', status: info((await statusById(ctx, ticket.status_id))!) });
   if (change.changed.has('priority_id')) events.push({ at, kind: 'priority', policy: await effectivePolicy(ctx, ticket.priority_id, ticket.type_id) });
   if (events.length === state.events.length) return;
   await refreshTicketSla(ctx, ticket.id, { ...state, events });

@@ -3,7 +3,7 @@ import { errors, type FieldProblem } from '../core/errors.js';
 import { recordEvent } from '../events/record.js';
 import { findUser, findUserByAnyEmail, insertUser, normaliseEmail, type UserRow } from '../directory/user-store.js';
 import { recordCustomerEvent } from '../directory/customer-events.js';
-import { Priority, Status } from '../vocab/models.js';
+import { priorityById, priorityByKey, statusByKey } from '../vocab/lookup.js';
 import { checkCustomFieldValues, customFieldsByKey } from '../vocab/custom-field-values.js';
 import { Message, Ticket } from './models.js';
 import { nextTicketNumber } from './numbering.js';
@@ -83,10 +83,10 @@ export async function createTicket(ctx: Ctx, input: TicketCreate): Promise<Ticke
   await pinConfigVersion(ctx);
   let requester = await resolveRequester(ctx, input, problems);
 
-  const status = await Status.scoped(ctx).findOne({ 'statuses.key': 'new' });
+  const status = await statusByKey(ctx, 'new');
   const priority = input.priority_id !== undefined
     ? await findPriority(ctx, input.priority_id, 'priority_id', problems)
-    : await Priority.scoped(ctx).findOne({ 'priorities.key': 'normal' });
+    : await priorityByKey(ctx, 'normal');
   const type = input.type_id ? await findActiveType(ctx, input.type_id, 'type_id', problems) : null;
   const assignee = input.assigned_agent_id ? await findAssignee(ctx, input.assigned_agent_id, 'assigned_agent_id', problems) : null;
   const customValues = customValuesOf(input);
@@ -149,7 +149,7 @@ export async function createTicket(ctx: Ctx, input: TicketCreate): Promise<Ticke
       team_name: await teamName(ctx, created.team_id),
       assignee_name: await userName(ctx, created.assigned_agent_id),
       // A hook (routing) may have changed the priority; read it again only then.
-      priority: created.priority_id === priority.id ? priority.key : (await Priority.findIn(ctx, created.priority_id))?.key ?? priority.key,
+      priority: created.priority_id === priority.id ? priority.key : (await priorityById(ctx, created.priority_id))?.key ?? priority.key,
       channel: created.channel,
       sla_due_at: toRfc3339(created.sla_due_at),
       body: input.body,
