@@ -5,8 +5,8 @@
 // so files run in parallel and never see each other's rows.
 import { spawnSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, readdirSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -61,14 +61,27 @@ function testFiles(dir) {
 // Test files run as TypeScript through tsx (package.json "tap": node-arg), so tap itself does not
 // look for .ts files: a folder given on the command line is expanded here, as is the default.
 const args = process.argv.slice(2).flatMap((a) => (!a.startsWith('-') && statSync(a, { throwIfNoEntry: false })?.isDirectory() ? testFiles(join(root, a)) : [a]));
-const files = args.some((a) => !a.startsWith('-')) ? [] : testFiles(join(root, 'test'));
-const code = await new Promise((resolve) => {
-  const child = spawn('npx', ['tap', '--disable-coverage', '--timeout=180', ...args, ...files], {
+const flags = args.filter((a) => a.startsWith('-'));
+const named = args.filter((a) => !a.startsWith('-'));
+const all = named.length ? named : testFiles(join(root, 'test'));
+// Unit and integration files wait on the database much of the time, so they run several at a time
+// (tap's own default leaves a core free: one at a time on 2 cores). The end-to-end files start
+// daemons, compilers and npm installs of their own and have time limits: they run one at a time,
+// after the rest. `--jobs=N` sets the first group's width.
+const e2e = all.filter((f) => relative(root, resolve(f)).startsWith(join('test', 'e2e') + '/'));
+const rest = all.filter((f) => !e2e.includes(f));
+const width = flags.some((f) => f.startsWith('--jobs') || f.startsWith('-j')) ? [] : [`--jobs=${Math.max(2, availableParallelism())}`];
+const tap = (files, extra) => new Promise((resolve) => {
+  if (!files.length) return resolve(0);
+  const child = spawn('npx', ['tap', '--disable-coverage', '--timeout=180', ...extra, ...files], {
     stdio: 'inherit',
     env: { ...process.env, HELPDESK_TEST_ADMIN_URL: adminUrl, HELPDESK_TEST_TEMPLATE: template },
   });
   child.on('exit', (status) => resolve(status ?? 1));
 });
+const firstCode = await tap(rest, [...width, ...flags]);
+const e2eCode = await tap(e2e, [...flags.filter((f) => !f.startsWith('--jobs') && !f.startsWith('-j')), '--jobs=1']);
+const code = firstCode || e2eCode;
 
 // Test files drop their own databases; the template goes last.
 await admin.raw(`drop database if exists ${template} with (force)`).catch(() => undefined);
