@@ -5,8 +5,8 @@
  *   BENCH_TICKETS=1000000 BENCH_RUNS=5 BENCH_KEEP=1 node --import tsx bench/reports.ts
  *
  * Seeds one tenant by SQL (generate_series) with BENCH_TICKETS tickets spread evenly over the year
- * before 2026-11-27 (so a 30-day window holds about 82,000 of them), about 2.1 public messages per
- * ticket, SLA outcomes on every ticket (breaches among them, with their breach events), CSAT
+ * before 2026-11-27 (so a 30-day window holds about 82,000 of them), about 2.2 public messages per
+ * ticket (a tenth of the tickets followed up a day later, a twentieth a week later), SLA outcomes on every ticket (breaches among them, with their breach events), CSAT
  * surveys on a third of the resolved tickets (half of them rated), 20 agents, 5 teams and 4
  * channels; a second tenant holds a tenth as many tickets. Then it asks every report route through
  * the app (inject: routing, access, licence check, validation, serialisation included) for the
@@ -14,7 +14,7 @@
  * median and the slowest answer of each. Before measuring it runs the `report-rollup` job up to
  * the end of the data (the first run rolls the whole history up; later ones only what changed). BENCH_DATABASE_URL names the server (default: local);
  * BENCH_KEEP=1 keeps the database (named helpdesk_bench_reports) and reuses it on the next run;
- * BENCH_ONLY=<regex> measures only the matching report URLs.
+ * BENCH_ONLY=<regex> measures only the matching report URLs (path and query, e.g. `group_by=hour`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -91,7 +91,17 @@ async function seedTenant(db: Knex, tenantId: string, tickets: number, firstNumb
       FROM tickets t WHERE t.tenant_id = '${tenantId}' AND t.first_responded_at IS NOT NULL
     UNION ALL
     SELECT t.tenant_id, gen_random_uuid(), t.id, 'Done', false, t.assigned_agent_id, 'Agent', true, t.channel, t.first_responded_at + interval '30 minutes'
-      FROM tickets t WHERE t.tenant_id = '${tenantId}' AND t.first_responded_at IS NOT NULL AND t.ticket_number % 10 < 3`);
+      FROM tickets t WHERE t.tenant_id = '${tenantId}' AND t.first_responded_at IS NOT NULL AND t.ticket_number % 10 < 3
+    UNION ALL
+    -- Follow-ups a day later (at the same UTC hour for a quarter of them) and a week later: the
+    -- tickets replied to on several days, which the hour-of-day and weekday runs must count once.
+    SELECT t.tenant_id, gen_random_uuid(), t.id, 'Following up', false, t.assigned_agent_id, 'Agent', true, t.channel,
+           t.first_responded_at + interval '1 day' + (t.ticket_number / 10 % 4) * interval '1 hour'
+      FROM tickets t WHERE t.tenant_id = '${tenantId}' AND t.first_responded_at IS NOT NULL AND t.ticket_number % 10 = 5
+    UNION ALL
+    SELECT t.tenant_id, gen_random_uuid(), t.id, 'Any news?', false, t.assigned_agent_id, 'Agent', true, t.channel,
+           t.first_responded_at + interval '7 days 20 minutes'
+      FROM tickets t WHERE t.tenant_id = '${tenantId}' AND t.first_responded_at IS NOT NULL AND t.ticket_number % 20 = 7`);
   // Breach events as the escalation job records them, numbered here (no publisher run, no NOTIFY).
   await db.raw(`
     INSERT INTO events (tenant_id, id, seq, type, ticket_id, subject_type, subject_id, from_value, data, created_at)
@@ -133,7 +143,7 @@ async function main(): Promise<void> {
       const other = await createTenant(deps, { slug: 'other', name: 'Other', adminEmail: 'admin@other.example.com', adminPassword: 'benchmark password 123' }, CLI_ACTOR, new Date());
       await seedTenant(deps.db, created.tenant.id, TICKETS, 0);
       await seedTenant(deps.db, other.tenant.id, Math.round(TICKETS / 10), 0);
-      await deps.db.raw('VACUUM ANALYZE tickets, messages, events, csat_surveys, users, teams');
+      await deps.db.raw('VACUUM ANALYZE tickets, messages, report_reply_gaps, events, csat_surveys, users, teams');
       // The bench tenant is Enterprise with the BI module (a licence row as applyLicense stores it).
       await deps.db('licenses').insert({
         tenant_id: created.tenant.id, id: uuidv7(), license_id: 'bench', customer: 'Bench', edition: 'enterprise', modules: ['bi'],
@@ -172,7 +182,7 @@ async function main(): Promise<void> {
     console.log(`\n${'report'.padEnd(58)} ${'30 days p50'.padStart(12)} ${'max'.padStart(7)}   ${'365 days p50'.padStart(12)} ${'max'.padStart(7)}`);
     let worst30 = 0;
     let worst365 = 0;
-    for (const [url, extra] of cases.filter(([url]) => !ONLY || ONLY.test(url))) {
+    for (const [url, extra] of cases.filter(([url, extra]) => !ONLY || ONLY.test(`${url}?${new URLSearchParams(extra)}`))) {
       const line: string[] = [];
       for (const window of [month, year]) {
         const query = { ...window, ...extra };
