@@ -176,7 +176,9 @@ function replyParts(ctx: Ctx, f: Filters, cov: Coverage, groupBy: string, tz: st
       UNION ALL
       SELECT p.s, ${keys.columns}, 0, 1
         FROM (${starts}) p
-        JOIN report_reply_gaps g ON g.tenant_id = ? AND ${prev} IS NOT NULL AND tstzrange(${prev}, g.at, '(]') @> p.s AND g.at < p.e${keys.join}`,
+        JOIN report_reply_gaps g ON g.tenant_id = ? AND ${prev} IS NOT NULL AND tstzrange(${prev}, g.at, '(]') @> p.s
+         -- "ends before e" as a range operator too, so the index rejects the longer gaps itself.
+         AND tstzrange(${prev}, g.at, '(]') &< tstzrange(p.s, p.e, '[)') AND g.at < p.e${keys.join}`,
     bindings: [...rolled.bindings, cov.live.starts, cov.live.ends, ctx.tenantId, ...keys.bindings,
       ...startBindings, ctx.tenantId, ...keys.bindings],
   };
