@@ -1,7 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import { hasTicketFilter, ticketFilter, type Filters } from './filters.js';
 import { outcomeAt, SLA_TARGETS } from './overview.js';
-import { foldHours } from './folds.js';
 import { coveredSql, rangeBindings, rollupFilter, textRanges, type Coverage } from './rollup.js';
 
 /**
@@ -25,7 +24,7 @@ export interface Rolled {
 }
 
 const NIL = '00000000-0000-0000-0000-000000000000';
-const TIME_BUCKETS: Record<string, string> = { day: 'day', week: 'week', month: 'month' };
+const TIME_BUCKETS: Record<string, string> = { week: 'week', month: 'month' };
 
 /**
  * Where a dimension's rolled rows are and how they name the dimensions' columns, in the order every
@@ -113,34 +112,24 @@ const resolved: Rolled = {
  * agent's ticket) has a reply in a bucket [s, e) exactly when its first reply there is either its
  * first reply ever (`prev` is null: counted by hour in the rollups) or follows a reply before s:
  * the reply gaps (prev, at] containing s with at < e, one per conversation under way at s (a GiST
- * probe at the window's start, and at each bucket's start for the time dimensions).
+ * probe at the window's start, and at each week's or month's start).
  *
- * By local hour of the day or weekday a bucket recurs (hour 14 of every day), so a ticket counts
- * once however many of its instances (UTC hours, local days) it was replied to in: the distinct
- * tickets of each instance, summed, less the repeats (`repeatedPairs`).
+ * By day, local hour of the day and weekday the run reads the definition itself: with
+ * conversations that go on for days, a probe at each of a year's 365 day starts reads more rows
+ * than the replies themselves (docs/reports.md "What is left").
  */
 const replies: Rolled = {
-  dimensions: ['agent', 'day', 'week', 'month', 'hour', 'weekday', 'channel', 'team', 'priority'],
+  dimensions: ['agent', 'week', 'month', 'channel', 'team', 'priority'],
   sums: 'sum(x.n)::int AS public_replies, sum(x.firsts)::int AS tickets',
-  source: (ctx, f, cov, groupBy, tz) => {
-    if (groupBy === 'hour') return union(hourReplyParts(ctx, f, cov), repeatedPairs(ctx, f, 'hour', tz));
-    if (groupBy === 'weekday') return union(replyParts(ctx, f, cov, groupBy, tz, 'day'), repeatedPairs(ctx, f, 'weekday', tz));
-    return replyParts(ctx, f, cov, groupBy, tz, TIME_BUCKETS[groupBy]);
-  },
+  source: (ctx, f, cov, groupBy, tz) => replyParts(ctx, f, cov, groupBy, tz, TIME_BUCKETS[groupBy]),
 };
 
-const union = (...parts: RolledSource[]): RolledSource => ({
-  sql: parts.map((p) => p.sql).join('\n        UNION ALL\n'),
-  bindings: parts.flatMap((p) => p.bindings),
-});
-
 /** Dimensions a reply row answers by itself (its instant, its author). */
-const OWN_DIMENSIONS = ['agent', 'day', 'week', 'month', 'hour', 'weekday'];
+const OWN_DIMENSIONS = ['agent', 'week', 'month'];
 
 /**
  * A reply-gap row's dimension columns: from its ticket, or — when neither the dimension nor a
- * filter needs the ticket — from the row alone, which spares a join to a ticket per row (half the
- * time of a year's run by day).
+ * filter needs the ticket — from the row alone, which spares a join to a ticket per row.
  */
 function gapKeys(f: Filters, groupBy: string, agentColumn: string): { columns: string; join: string; bindings: any[] } {
   if (!hasTicketFilter(f) && OWN_DIMENSIONS.includes(groupBy)) {
@@ -181,63 +170,6 @@ function replyParts(ctx: Ctx, f: Filters, cov: Coverage, groupBy: string, tz: st
          AND tstzrange(${prev}, g.at, '(]') &< tstzrange(p.s, p.e, '[)') AND g.at < p.e${keys.join}`,
     bindings: [...rolled.bindings, cov.live.starts, cov.live.ends, ctx.tenantId, ...keys.bindings,
       ...startBindings, ctx.tenantId, ...keys.bindings],
-  };
-}
-
-/**
- * Replies and distinct tickets per UTC hour of the window: a reply is its ticket's first in its
- * hour when the ticket's previous reply is before the hour (or before the window's start, for a
- * partial first hour). Rolled up as `reply_hour_tickets`.
- */
-function hourReplyParts(ctx: Ctx, f: Filters, cov: Coverage): RolledSource {
-  const rolled = rolledRows(ctx, f, cov, 'hour', 'h.replies AS n, h.reply_hour_tickets AS firsts', 'h.replies > 0');
-  const keys = gapKeys(f, 'hour', 'g.author_id');
-  return {
-    sql: `${rolled.sql}
-      UNION ALL
-      SELECT g.at, ${keys.columns}, 1, (g.prev_at IS NULL OR g.prev_at < greatest(date_trunc('hour', g.at, 'UTC'), ?::timestamptz))::int
-        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
-        JOIN report_reply_gaps g ON g.tenant_id = ? AND g.at >= r.a AND g.at < r.b${keys.join}`,
-    bindings: [...rolled.bindings, f.from, cov.live.starts, cov.live.ends, ctx.tenantId, ...keys.bindings],
-  };
-}
-
-/**
- * The ticket's later instances of a recurring bucket, as negative rows: the per-instance parts
- * count a ticket once in each instance (UTC hour, local day) it was replied to in, and a bucket
- * (local hour of the day, weekday) has many instances. A reply counts −1 when it is its ticket's
- * first in its instance within the window and the ticket was already replied to in the window in
- * an earlier instance of the same bucket.
- *
- * Two instances of one local hour start at least 22 hours apart (a day less the largest DST
- * shift, two hours), two of one weekday six days less two hours apart, so such a reply comes at
- * least 20 hours (141 hours) after its ticket's first reply: the `report_reply_gaps_late` index
- * holds those. The exception is an autumn fold, where a local hour comes twice in a row: the
- * replies in the window's folds (`foldHours`) are candidates too.
- */
-function repeatedPairs(ctx: Ctx, f: Filters, groupBy: 'hour' | 'weekday', tz: string): RolledSource {
-  const instanceStart = (column: string) => (groupBy === 'hour'
-    ? `date_trunc('hour', ${column}, 'UTC')`
-    : `(date_trunc('day', ${column} AT TIME ZONE '${tz}') AT TIME ZONE '${tz}')`);
-  const bucket = (column: string) => (groupBy === 'hour'
-    ? `extract(hour FROM ${column} AT TIME ZONE '${tz}')`
-    : `extract(isodow FROM ${column} AT TIME ZONE '${tz}')`);
-  const apart = groupBy === 'weekday' ? " AND g.at - g.first_at >= interval '141 hours'" : '';
-  const folds = groupBy === 'hour' ? foldHours(tz, f.from, f.to) : { starts: [], ends: [] };
-  const keys = gapKeys(f, groupBy, 'NULL::uuid');
-  return {
-    sql: `
-      SELECT g.at, ${keys.columns}, 0, -1
-        FROM (SELECT g.* FROM report_reply_gaps g
-               WHERE g.tenant_id = ? AND g.at >= ? AND g.at < ? AND g.at - g.first_at >= interval '20 hours'${apart}
-              UNION
-              SELECT g.* FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
-                JOIN report_reply_gaps g ON g.tenant_id = ? AND g.at >= r.a AND g.at < r.b) g${keys.join}
-       WHERE (g.prev_at IS NULL OR g.prev_at < greatest(${instanceStart('g.at')}, ?::timestamptz))
-         AND EXISTS (SELECT 1 FROM report_reply_gaps e
-                      WHERE e.tenant_id = g.tenant_id AND e.ticket_id = g.ticket_id
-                        AND e.at >= ? AND e.at < ${instanceStart('g.at')} AND ${bucket('e.at')} = ${bucket('g.at')})`,
-    bindings: [ctx.tenantId, f.from, f.to, folds.starts, folds.ends, ctx.tenantId, ...keys.bindings, f.from, f.from],
   };
 }
 

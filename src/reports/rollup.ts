@@ -139,18 +139,17 @@ async function rollHours(ctx: Ctx, ranges: Ranges): Promise<void> {
   const sla = ['first_response', 'next_response', 'resolution'].map((target) => `
       SELECT ${hourOf(`${decided(target)}::timestamptz`)} AS hour, t.team_id, t.channel,
              0, 0::numeric, 0, 0::numeric, 0, 0, 0, 0, 0,
-             ((t.sla->'${target}'->>'breached_at') IS NULL)::int, 1, 0, 0, 0, 0, 0, 0, 0, 0
+             ((t.sla->'${target}'->>'breached_at') IS NULL)::int, 1, 0, 0, 0, 0, 0, 0, 0
         FROM tickets t
        WHERE t.tenant_id = ? AND (${textRanges(decided(target), ranges.starts.length)})`).join('\n      UNION ALL');
   await ctx.trx.raw(`
     INSERT INTO report_rollup_hours (tenant_id, hour, team_key, channel, created, frt_sum, frt_n, res_sum, res_n,
                                      reopened, ever_resolved, one_touch, resolved, sla_on_time, sla_decided,
-                                     csat_ratings, csat_score_sum, csat_sent, csat_answered, resolved_res_sum, replies, reply_tickets,
-                                     reply_hour_tickets)
+                                     csat_ratings, csat_score_sum, csat_sent, csat_answered, resolved_res_sum, replies, reply_tickets)
     SELECT ?, x.hour, coalesce(x.team_id, ?::uuid), x.channel, sum(x.created), sum(x.frt_sum), sum(x.frt_n), sum(x.res_sum), sum(x.res_n),
            sum(x.reopened), sum(x.ever_resolved), sum(x.one_touch), sum(x.resolved), sum(x.sla_on_time), sum(x.sla_decided),
            sum(x.csat_ratings), sum(x.csat_score_sum), sum(x.csat_sent), sum(x.csat_answered), sum(x.resolved_res_sum), sum(x.replies),
-           sum(x.reply_tickets), sum(x.reply_hour_tickets)
+           sum(x.reply_tickets)
       FROM (
       SELECT ${hourOf('t.created_at')} AS hour, t.team_id, t.channel,
              1 AS created, coalesce(extract(epoch FROM t.first_responded_at - t.created_at), 0) AS frt_sum, (t.first_responded_at IS NOT NULL)::int AS frt_n,
@@ -159,28 +158,27 @@ async function rollHours(ctx: Ctx, ranges: Ranges): Promise<void> {
              (t.resolved_at IS NOT NULL AND t.reopened_count = 0
                AND (SELECT count(*) FROM messages m WHERE m.tenant_id = t.tenant_id AND m.ticket_id = t.id AND m.is_agent AND NOT m.is_private) = 1)::int AS one_touch,
              0 AS resolved, 0 AS sla_on_time, 0 AS sla_decided, 0 AS csat_ratings, 0 AS csat_score_sum, 0 AS csat_sent, 0 AS csat_answered,
-             0::numeric AS resolved_res_sum, 0 AS replies, 0 AS reply_tickets, 0 AS reply_hour_tickets
+             0::numeric AS resolved_res_sum, 0 AS replies, 0 AS reply_tickets
         FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
         JOIN tickets t ON t.tenant_id = ? AND t.created_at >= r.a AND t.created_at < r.b
       UNION ALL
       SELECT ${hourOf('t.resolved_at')}, t.team_id, t.channel, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0,
-             extract(epoch FROM t.resolved_at - t.created_at), 0, 0, 0
+             extract(epoch FROM t.resolved_at - t.created_at), 0, 0
         FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
         JOIN tickets t ON t.tenant_id = ? AND t.resolved_at >= r.a AND t.resolved_at < r.b
       UNION ALL
-      SELECT ${hourOf('g.at')}, t.team_id, t.channel, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, (g.prev_at IS NULL)::int,
-             (g.prev_at IS NULL OR g.prev_at < ${hourOf('g.at')})::int
+      SELECT ${hourOf('g.at')}, t.team_id, t.channel, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, (g.prev_at IS NULL)::int
         FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
         JOIN report_reply_gaps g ON g.tenant_id = ? AND g.at >= r.a AND g.at < r.b
         JOIN tickets t ON t.tenant_id = g.tenant_id AND t.id = g.ticket_id
       UNION ALL${sla}
       UNION ALL
-      SELECT ${hourOf('s.submitted_at')}, t.team_id, t.channel, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, s.score, 0, 0, 0, 0, 0, 0
+      SELECT ${hourOf('s.submitted_at')}, t.team_id, t.channel, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, s.score, 0, 0, 0, 0, 0
         FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
         JOIN csat_surveys s ON s.tenant_id = ? AND s.submitted_at >= r.a AND s.submitted_at < r.b
         JOIN tickets t ON t.tenant_id = s.tenant_id AND t.id = s.ticket_id
       UNION ALL
-      SELECT ${hourOf('s.created_at')}, t.team_id, t.channel, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, (s.submitted_at IS NOT NULL)::int, 0, 0, 0, 0
+      SELECT ${hourOf('s.created_at')}, t.team_id, t.channel, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, (s.submitted_at IS NOT NULL)::int, 0, 0, 0
         FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
         JOIN csat_surveys s ON s.tenant_id = ? AND s.created_at >= r.a AND s.created_at < r.b
         JOIN tickets t ON t.tenant_id = s.tenant_id AND t.id = s.ticket_id

@@ -242,7 +242,7 @@ t.test('late changes to past tickets: dirty hours are read live, the job brings 
   t.same(await snapshot(), expected, 'and after the job recomputed them');
 });
 
-t.test('agent_replies by local hour and weekday count a ticket once across days, weeks and an autumn fold', async (t) => {
+t.test('agent_replies by day, local hour and weekday count a ticket once across days, weeks and an autumn fold', async (t) => {
   const reply = (ticket_id: string, author: { id: string }, at: string) => ({
     tenant_id: tenant.id, id: uuidv7(), ticket_id, body: 'again', author_id: author.id, author_name: 'x',
     is_agent: true, is_private: false, channel: 'email', created_at: new Date(at),
@@ -257,15 +257,13 @@ t.test('agent_replies by local hour and weekday count a ticket once across days,
   // and one UTC hour of the day.
   await db('messages').insert(reply(data.T0, data.agentB, '2026-10-28T11:30:00Z'));
   // T1 a day before its first reply, in the same hour (23:10 UTC on the 22nd; it was first
-  // replied to at 23:30 UTC on the 23rd): the ticket's first reply moves earlier for every row.
+  // replied to at 23:30 UTC on the 23rd): a reply inserted before all the ticket's others.
   await db('messages').insert(reply(data.T1, data.agentA, '2026-10-22T23:10:00Z'));
-  const firsts = await db('report_reply_gaps').where({ tenant_id: tenant.id, ticket_id: data.T1 }).distinct('first_at').pluck('first_at');
-  t.same(firsts.map((d: Date) => d.toISOString()), ['2026-10-22T23:10:00.000Z'], 'every reply of T1 knows its new first reply');
   const october = windows[2]!;
   const run = (group_by: string, tz: string, extra: Record<string, string> = {}) =>
     `/reports/run?${new URLSearchParams({ ...october, report: 'agent_replies', group_by, tz, ...extra })}`;
   const extraPaths = [
-    ...['hour', 'weekday'].flatMap((group_by) => ['Europe/Berlin', 'UTC', 'America/New_York'].map((tz) => run(group_by, tz))),
+    ...['day', 'week', 'hour', 'weekday'].flatMap((group_by) => ['Europe/Berlin', 'UTC', 'America/New_York'].map((tz) => run(group_by, tz))),
     run('hour', 'Europe/Berlin', { channel: 'api' }), run('weekday', 'UTC', { team_id: data.teamX }),
     `/reports/run?${new URLSearchParams({ ...windows[0]!, report: 'agent_replies', group_by: 'hour', tz: 'Europe/Berlin' })}`,
     `/reports/run?${new URLSearchParams({ ...windows[1]!, report: 'agent_replies', group_by: 'weekday', tz: 'Europe/Berlin' })}`,
@@ -290,12 +288,6 @@ t.test('agent_replies by local hour and weekday count a ticket once across days,
   const job = await runJob(env.deps, 'report-rollup', { now: NOW });
   t.ok((job.result as { dirty_recomputed: number }).dirty_recomputed > 0);
   t.same(await read(), expected, 'read from the rolled-up hours: the same figures');
-
-  // The hour runs read reply_hour_tickets: bend T0's 11:00 UTC hour of the 28th.
-  const bent = { tenant_id: tenant.id, hour: new Date('2026-10-28T11:00:00Z') };
-  t.equal(await db('report_rollup_hours').where(bent).increment('reply_hour_tickets', 100), 1);
-  t.same((await json(run('hour', 'UTC'))).rows.find((r: unknown[]) => r[0] === 11), [11, 2, 101]);
-  await db('report_rollup_hours').where(bent).decrement('reply_hour_tickets', 100);
 });
 
 t.test('a change at or after rolled_until needs no rollup: the hours are live until the next run', async (t) => {
