@@ -7,8 +7,9 @@ import { tenantByHost, tenantBySlug, type TenantRef } from '../../src/tenants/re
 
 /**
  * Identifies every request once, before routing decisions: the bearer token (which decides the
- * tenant), or for anonymous calls nothing yet — the tenant of an anonymous call is resolved from
- * X-Helpdesk-Tenant or Host only by routes that need one (see route.ts).
+ * tenant; answered from the credential cache when it may be, src/auth/credential-cache.ts), or for
+ * anonymous calls nothing yet — the tenant of an anonymous call is resolved from X-Helpdesk-Tenant
+ * or Host only by routes that need one (see route.ts).
  */
 export function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
@@ -40,7 +41,7 @@ export async function identifyPlugin(app: FastifyInstance, clock: Clock = system
     request.identity = arrivalIdentity(clock());
     const token = bearerToken(request);
     if (!token) return;
-    const resolved = await resolveBearerToken(app.deps.db, token, request.identity.now);
+    const resolved = await resolveBearerToken(app.deps.db, token, request.identity.now, app.deps.credentials);
     if (resolved) {
       request.identity.tenantId = resolved.tenantId;
       request.identity.actor = resolved.actor;
