@@ -7,6 +7,7 @@ import { textGuardPlugin } from './input/text-guard.js';
 import type { Registry } from 'prom-client';
 import type { Deps } from '../src/core/context.js';
 import { AppError } from '../src/core/errors.js';
+import type { Clock } from '../src/core/clock.js';
 import { errorsPlugin, frameworkErrorHandler } from './plugins/errors.js';
 import { identifyPlugin } from './plugins/identify.js';
 import { memoryStore, rateLimitPlugin, redisStore, requestCounter } from './plugins/rate-limit.js';
@@ -34,6 +35,11 @@ export interface AppOptions {
   https?: { cert: Buffer; key: Buffer };
   /** Extra routes (tests use this to exercise the pipeline itself). */
   extraRoutes?: RouteDef[];
+  /**
+   * When a request arrives, i.e. the `now` of everything it checks and changes (default: the wall
+   * clock). Tests move it to see a credential expire without waiting.
+   */
+  clock?: Clock;
 }
 
 /**
@@ -107,7 +113,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   errorsPlugin(app);
   textGuardPlugin(app);
   requestIdPlugin(app);
-  await identifyPlugin(app);
+  await identifyPlugin(app, options.clock);
   rateLimitPlugin(app, countRequest);
   // After the rate limit (a preflight counts and carries its headers like any answer).
   webchatCorsPlugin(app);

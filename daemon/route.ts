@@ -196,8 +196,9 @@ async function enforce(def: RouteDef, request: FastifyRequest, deps: Deps, ident
 
 /**
  * Is a long-lived request (a stream) still allowed? Its bearer token is resolved again, at this
- * moment, and the route's access rule enforced on the result: a revoked session, a deactivated or
- * demoted user, or a lapsed licence ends the stream at its next heartbeat.
+ * moment, from the database (not the credential cache: a heartbeat is rare, so the exact answer
+ * costs nothing), and the route's access rule enforced on the result: a revoked session, a
+ * deactivated or demoted user, or a lapsed licence ends the stream at its next heartbeat.
  */
 async function stillAllowed(def: RouteDef, request: FastifyRequest, deps: Deps): Promise<boolean> {
   if (def.access.kind !== 'token') return true;

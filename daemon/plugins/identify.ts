@@ -1,13 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RequestIdentity } from '../route.js';
 import type { Deps } from '../../src/core/context.js';
+import { systemNow, type Clock } from '../../src/core/clock.js';
 import { resolveBearerToken } from '../../src/auth/tokens.js';
 import { tenantByHost, tenantBySlug, type TenantRef } from '../../src/tenants/resolve.js';
 
 /**
  * Identifies every request once, before routing decisions: the bearer token (which decides the
- * tenant), or for anonymous calls nothing yet — the tenant of an anonymous call is resolved from
- * X-Helpdesk-Tenant or Host only by routes that need one (see route.ts).
+ * tenant; answered from the credential cache when it may be, src/auth/credential-cache.ts), or for
+ * anonymous calls nothing yet — the tenant of an anonymous call is resolved from X-Helpdesk-Tenant
+ * or Host only by routes that need one (see route.ts).
  */
 export function bearerToken(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
@@ -28,17 +30,18 @@ export async function resolveTenant(request: FastifyRequest, deps: Deps): Promis
 }
 
 /** The identity of a request before its token is looked at: anonymous, at the moment it arrived. */
-export function arrivalIdentity(): RequestIdentity {
-  return { now: new Date(), tenantId: null, actor: null, user: null, badToken: false };
+export function arrivalIdentity(now: Date = systemNow()): RequestIdentity {
+  return { now, tenantId: null, actor: null, user: null, badToken: false };
 }
 
-export async function identifyPlugin(app: FastifyInstance): Promise<void> {
+/** `clock` tells when a request arrives (the wall clock; tests move it, see AppOptions.clock). */
+export async function identifyPlugin(app: FastifyInstance, clock: Clock = systemNow): Promise<void> {
   app.decorateRequest('identity', null as never);
   app.addHook('onRequest', async (request) => {
-    request.identity = arrivalIdentity();
+    request.identity = arrivalIdentity(clock());
     const token = bearerToken(request);
     if (!token) return;
-    const resolved = await resolveBearerToken(app.deps.db, token, request.identity.now);
+    const resolved = await resolveBearerToken(app.deps.db, token, request.identity.now, app.deps.credentials);
     if (resolved) {
       request.identity.tenantId = resolved.tenantId;
       request.identity.actor = resolved.actor;

@@ -8,6 +8,7 @@ import { ApiKeyRecord } from './models.js';
 import { recordAudit } from '../audit/service.js';
 import { issueApiKey, type ApiKeyRow } from './api-key-store.js';
 import { grants, isKnownScope } from './scopes.js';
+import { forgetCredentialsOnCommit } from './credential-cache.js';
 
 /**
  * Programmatic API keys (CONTRACT §3): issued by a user for themselves with at most the scopes
@@ -109,5 +110,7 @@ export async function revokeApiKey(ctx: Ctx, id: string): Promise<void> {
   if (!row) throw errors.notFound('API key', id);
   if (row.revoked_at) return;
   await ApiKeyRecord.scoped(ctx).where('id', id).patch({ revoked_at: ctx.now });
+  // Refused on this daemon's very next request, not only once the NOTIFY arrives.
+  forgetCredentialsOnCommit(ctx);
   await recordAudit(ctx, { action: 'api_key.revoked', resourceType: 'api_key', resourceId: id, changes: { name: row.name, prefix: row.prefix } });
 }

@@ -8,6 +8,7 @@ import type { Static } from '@sinclair/typebox';
 import { Profile, PROFILE_FIELDS } from './schemas.js';
 import { diff, recordAudit } from '../audit/service.js';
 import { currentUser } from './current-user.js';
+import { forgetCredentialsOnCommit } from './credential-cache.js';
 import { preferencesOf } from '../push/quiet-hours.js';
 import type { NotificationPreferencesPatch } from '../push/schemas.js';
 
@@ -59,6 +60,8 @@ export async function updateProfile(ctx: Ctx, patch: ProfilePatch): Promise<Prof
   if (!Object.keys(audited).length) return profileOut(before);
   if (columns.notification_preferences) columns.notification_preferences = JSON.stringify(columns.notification_preferences);
 
+  // GET /auth/me answers from the token's cached user row: the next one must show the change.
+  forgetCredentialsOnCommit(ctx);
   const [after] = await UserRecord.scoped(ctx).where('id', before.id).patch({ ...columns, updated_at: ctx.now } as Partial<UserRow>).returning('*');
   await recordAudit(ctx, { action: 'user.updated', resourceType: 'user', resourceId: before.id, changes: audited });
   return profileOut(after!);

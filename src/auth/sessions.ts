@@ -3,6 +3,7 @@ import { addSeconds } from '../core/clock.js';
 import { cleanText } from '../core/text.js';
 import { SessionRecord } from './models.js';
 import { newSessionToken, SESSION_TTL_SECONDS } from './tokens.js';
+import { forgetCredentialsOnCommit } from './credential-cache.js';
 
 /** Sessions: created at login (24 h), revoked at logout, password reset and deactivation. */
 export interface IssuedSession {
@@ -26,12 +27,15 @@ export async function createSession(ctx: Ctx, userId: string, meta: { userAgent?
   return { id, token, expiresAt };
 }
 
+/** Revocations take effect on this daemon's next request (the credential cache forgets at commit). */
 export async function revokeSession(ctx: Ctx, sessionId: string): Promise<void> {
+  forgetCredentialsOnCommit(ctx);
   await SessionRecord.scoped(ctx).where('id', sessionId).whereNull('revoked_at').patch({ revoked_at: ctx.now });
 }
 
 /** Revokes every live session of a user, optionally keeping one (the caller's own). */
 export async function revokeUserSessions(ctx: Ctx, userId: string, keepSessionId?: string | null): Promise<number> {
+  forgetCredentialsOnCommit(ctx);
   const query = SessionRecord.scoped(ctx).where('user_id', userId).whereNull('revoked_at');
   if (keepSessionId) query.whereNot('id', keepSessionId);
   return query.patch({ revoked_at: ctx.now });

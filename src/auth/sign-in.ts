@@ -4,6 +4,7 @@ import { UserRecord } from '../directory/models.js';
 import type { UserRow } from '../directory/user-store.js';
 import { recordAudit } from '../audit/service.js';
 import { createSession } from './sessions.js';
+import { forgetCredentialsOnCommit } from './credential-cache.js';
 
 /** The login answer of CONTRACT §3, shared by password login, the 2FA step and registration. */
 export interface LoginAnswer {
@@ -16,6 +17,8 @@ export interface LoginAnswer {
 /** Opens a 24-hour session for a user whose credentials were checked, and audits the sign-in. */
 export async function signIn(ctx: Ctx, user: UserRow, userAgent: string | null): Promise<LoginAnswer> {
   const session = await createSession(ctx, user.id, { userAgent });
+  // last_login_at is in the profile GET /auth/me answers from the user's other, cached tokens.
+  forgetCredentialsOnCommit(ctx);
   await UserRecord.scoped(ctx).where('id', user.id).patch({ last_login_at: ctx.now });
   await recordAudit(ctx, {
     action: 'user.login',

@@ -4,6 +4,7 @@ import { UserRecord } from '../directory/models.js';
 import { recordAudit } from '../audit/service.js';
 import { verifyPasswordThrottled } from './login-throttle.js';
 import { assertInteractiveSession, currentUser } from './current-user.js';
+import { forgetCredentialsOnCommit } from './credential-cache.js';
 import { acceptedTotpStep, newTotpSecret, otpauthUri } from './totp.js';
 import { lastStepOf } from './second-factor.js';
 import { deleteRecoveryCodes, replaceRecoveryCodes } from './recovery-codes.js';
@@ -40,6 +41,8 @@ export async function confirmTwoFactor(ctx: Ctx, code: string): Promise<{ enable
   const step = await acceptedTotpStep(secret, code.replace(/\s/g, ''), ctx.now, lastStepOf(user));
   if (step === null) throw errors.invalidTwoFactorCode('The code does not match the pending two-factor secret');
 
+  // two_factor_enabled is part of the profile GET /auth/me answers from the token's cached row.
+  forgetCredentialsOnCommit(ctx);
   await UserRecord.scoped(ctx).where('id', user.id).patch({
     two_factor_enabled: true,
     two_factor_secret_enc: user.two_factor_pending_secret_enc,
@@ -58,6 +61,7 @@ export async function disableTwoFactor(ctx: Ctx, password: string): Promise<{ en
   assertInteractiveSession(ctx);
   const user = await currentUser(ctx);
   if (!(await verifyPasswordThrottled(ctx, user, password))) throw errors.invalid('password', 'is incorrect');
+  forgetCredentialsOnCommit(ctx);
   await UserRecord.scoped(ctx).where('id', user.id).patch({
     two_factor_enabled: false,
     two_factor_secret_enc: null,

@@ -48,6 +48,12 @@ export interface Config {
    */
   vapidPublicKey: string | null;
   vapidPrivateKey: string | null;
+  /**
+   * HELPDESK_CREDENTIAL_CACHE_SECONDS: how long a daemon may answer a resolved bearer token from
+   * memory (default 5; 0 turns the cache off). A backstop only: changes are seen at once through
+   * NOTIFY (src/auth/credential-cache.ts); this bounds how stale an entry can be if one were missed.
+   */
+  credentialCacheMs: number;
   /** HELPDESK_EXTENSION_TIMEOUT_MS: how long one plugin call may run before it is stopped (default 2000). */
   extensionTimeoutMs: number;
   /** HELPDESK_EXTENSION_HOOK_PER_MIN: inbound hook calls one extension accepts per minute (default 120). */
@@ -139,6 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
     streamMaxMs: intFrom(env, 'HELPDESK_STREAM_MAX_SECONDS', 600, 1) * 1000,
     vapidPublicKey: nonEmpty(env.HELPDESK_VAPID_PUBLIC_KEY),
     vapidPrivateKey: nonEmpty(env.HELPDESK_VAPID_PRIVATE_KEY),
+    credentialCacheMs: intFrom(env, 'HELPDESK_CREDENTIAL_CACHE_SECONDS', 5, 0) * 1000,
     extensionTimeoutMs: intFrom(env, 'HELPDESK_EXTENSION_TIMEOUT_MS', 2000, 50),
     extensionHookPerMin: intFrom(env, 'HELPDESK_EXTENSION_HOOK_PER_MIN', 120, 1),
     archiveUrl: nonEmpty(env.HELPDESK_ARCHIVE_URL),

@@ -5,6 +5,8 @@ import type { Logger } from './logging.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { Redis } from 'ioredis';
 import type { EventListener } from '../events/listener.js';
+import type { CredentialCache } from '../auth/credential-cache.js';
+import type { CachedToken } from '../auth/tokens.js';
 
 export type Role = 'admin' | 'agent' | 'customer';
 export const ROLES: readonly Role[] = ['admin', 'agent', 'customer'];
@@ -32,6 +34,11 @@ export interface Deps {
   redis: Redis | null;
   /** The process's one LISTEN connection for committed events (opened on first use). */
   events: EventListener;
+  /**
+   * Resolved bearer tokens, so a request's authentication is a lookup in memory; kept exact by
+   * NOTIFY from triggers and by the process's own changes (src/auth/credential-cache.ts).
+   */
+  credentials: CredentialCache<CachedToken>;
   /**
    * A small pool for per-tenant counters that must commit on their own, outside the caller's
    * transaction (ticket numbers: src/tickets/numbering.ts). Optional: without it they stay in it.

@@ -9,6 +9,7 @@ import { toRfc3339 } from '../core/clock.js';
 import { paginatePage, type Page } from '../core/pagination.js';
 import { UserRecord } from './models.js';
 import { revokeUserSessions } from '../auth/sessions.js';
+import { forgetCredentialsOnCommit } from '../auth/credential-cache.js';
 import { diff, recordAudit } from '../audit/service.js';
 import { assertEmailsFree, emailConflict, findUser, insertUser, normaliseEmail, type UserRow } from './user-store.js';
 import { recordCustomerEvent } from './customer-events.js';
@@ -137,6 +138,8 @@ async function assertAnotherActiveAdmin(ctx: Ctx, user: UserRow, action: string)
 }
 
 async function saveUser(ctx: Ctx, id: string, columns: Record<string, unknown>): Promise<UserRow> {
+  // A role, a deactivation or a name reaches the user's tokens on this daemon's next request.
+  forgetCredentialsOnCommit(ctx);
   try {
     const [row] = await UserRecord.scoped(ctx).where('id', id).patch({ ...columns, updated_at: ctx.now }).returning('*');
     return row!;

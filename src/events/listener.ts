@@ -13,6 +13,17 @@ export interface EventListenerOptions {
 }
 
 /**
+ * A listener of another channel on the same connection (the credential cache's, for one): told of
+ * every notification, and whether LISTEN is active, so it can stop trusting what it holds while
+ * notifications may be lost.
+ */
+export interface ChannelWatcher {
+  notify(payload: string): void;
+  /** True once LISTEN on the channel is active; false as soon as the connection is lost or closed. */
+  listening(active: boolean): void;
+}
+
+/**
  * One LISTEN connection per process (Deps.events), fanned out to whatever waits for a tenant's
  * events (the open live streams). It only says "tenant X has new events"; every subscriber then
  * reads `events` after the last `seq` it has seen, so a missed or duplicated notification costs
@@ -21,10 +32,14 @@ export interface EventListenerOptions {
  * The connection opens with the first subscription, not at start-up, so CLI commands and job
  * workers (which build the same Deps) never hold one. When it drops it is re-opened with backoff;
  * once LISTEN is active again every subscriber is woken, because notifications sent in the gap
- * are lost.
+ * are lost. Other channels share the connection through `watch` (one connection per process,
+ * whatever listens); their watchers hear of the loss and of the new LISTEN instead.
  */
 export class EventListener {
   private readonly subscribers = new Map<string, Set<() => void>>();
+  private readonly watchers = new Map<string, ChannelWatcher>();
+  /** The watched channels LISTEN is active for on the current connection. */
+  private readonly watched = new Set<string>();
   private client: pg.Client | null = null;
   private connecting: Promise<void> | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -50,6 +65,26 @@ export class EventListener {
     };
   }
 
+  /**
+   * Listens on `channel` too (one watcher per channel). The watcher hears `listening(true)` once
+   * LISTEN is active, every notification from then on, and `listening(false)` when the connection
+   * drops; reconnection is the same as for the event subscribers. Returns the unwatch function.
+   */
+  watch(channel: string, watcher: ChannelWatcher): () => void {
+    if (this.closed) throw new Error('the event listener is closed');
+    if (!/^[a-z_][a-z0-9_]*$/.test(channel) || channel === EVENTS_CHANNEL) throw new Error(`cannot watch channel ${channel}`);
+    if (this.watchers.has(channel)) throw new Error(`channel ${channel} is already watched`);
+    this.watchers.set(channel, watcher);
+    if (this.client && !this.connecting) void this.listenWatched(this.client);
+    else this.ensureConnected();
+    return () => {
+      if (this.watchers.get(channel) !== watcher) return;
+      this.watchers.delete(channel);
+      this.watched.delete(channel);
+      watcher.listening(false);
+    };
+  }
+
   /** True while LISTEN is active (for readiness and tests). */
   get listening(): boolean {
     return this.client !== null && this.connecting === null;
@@ -63,6 +98,8 @@ export class EventListener {
   async close(): Promise<void> {
     this.closed = true;
     this.subscribers.clear();
+    this.unwatchAll();
+    this.watchers.clear();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.pingTimer) clearInterval(this.pingTimer);
     await this.connecting?.catch(() => undefined);
@@ -80,7 +117,10 @@ export class EventListener {
 
   private async connect(): Promise<void> {
     const client = new pg.Client({ connectionString: this.connectionString, application_name: 'helpdesk-events', keepAlive: true });
-    client.on('notification', (message) => this.wake(message.payload ?? ''));
+    client.on('notification', (message) => {
+      if (message.channel === EVENTS_CHANNEL) this.wake(message.payload ?? '');
+      else if (this.watched.has(message.channel)) this.watchers.get(message.channel)?.notify(message.payload ?? '');
+    });
     client.on('error', (error) => this.dropped(client, error));
     client.on('end', () => this.dropped(client, null));
     this.client = client;
@@ -98,8 +138,33 @@ export class EventListener {
       client.query('SELECT 1').catch((error: Error) => this.dropped(client, error));
     }, this.options.pingMs);
     this.pingTimer.unref();
+    await this.listenWatched(client);
     // Whatever committed before LISTEN was active was not announced: every subscriber re-reads.
     for (const set of this.subscribers.values()) for (const wake of [...set]) wake();
+  }
+
+  /** LISTENs on every watched channel not yet listened on this connection, then tells its watcher. */
+  private async listenWatched(client: pg.Client): Promise<void> {
+    for (const [channel, watcher] of this.watchers) {
+      if (this.watched.has(channel)) continue;
+      try {
+        await client.query(`LISTEN ${channel}`);
+      } catch (error) {
+        this.dropped(client, error as Error);
+        return;
+      }
+      // The connection may have dropped, or the channel been unwatched, while LISTEN was on its way.
+      if (this.client !== client || this.watchers.get(channel) !== watcher) continue;
+      this.watched.add(channel);
+      watcher.listening(true);
+    }
+  }
+
+  /** Every watcher stops trusting its channel: notifications may be lost from now on. */
+  private unwatchAll(): void {
+    const lost = [...this.watched].map((channel) => this.watchers.get(channel));
+    this.watched.clear();
+    for (const watcher of lost) watcher?.listening(false);
   }
 
   private wake(tenantId: string): void {
@@ -110,6 +175,7 @@ export class EventListener {
   private dropped(client: pg.Client, error: Error | null): void {
     if (this.client !== client) return;
     this.client = null;
+    this.unwatchAll();
     if (this.pingTimer) clearInterval(this.pingTimer);
     this.pingTimer = null;
     client.removeAllListeners('notification');

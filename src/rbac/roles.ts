@@ -9,6 +9,7 @@ import { pgErrorOf } from '../db/pg-errors.js';
 import { recordAudit } from '../audit/service.js';
 import { requireFeature } from '../licensing/features.js';
 import { ROLE_SCOPES } from '../auth/scopes.js';
+import { forgetCredentialsOnCommit } from '../auth/credential-cache.js';
 import { checkPermissions, scopesOf, systemPermissions, type Permissions } from './permissions.js';
 import { RoleRecord } from './models.js';
 import type { PermissionMatrixIn, RoleCreateIn, RoleOut, RoleUpdateIn } from './schemas.js';
@@ -125,6 +126,8 @@ export async function setRolePermissions(ctx: Ctx, id: string, input: Permission
   await requireFeature(ctx, 'rbac');
   const before = await loadCustom(ctx, id, { forUpdate: true });
   const permissions: Permissions = checkPermissions(input);
+  // The holders' tokens get the new scopes on this daemon's next request.
+  forgetCredentialsOnCommit(ctx);
   const after = await RoleRecord.scoped(ctx).findOne({ 'roles.id': before.id })
     .patch({ permissions: permissions as never, updated_at: ctx.now }).returning('*') as unknown as RoleRecord;
   await recordAudit(ctx, {
