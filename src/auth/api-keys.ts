@@ -8,7 +8,7 @@ import { ApiKeyRecord } from './models.js';
 import { recordAudit } from '../audit/service.js';
 import { issueApiKey, type ApiKeyRow } from './api-key-store.js';
 import { grants, isKnownScope } from './scopes.js';
-import { forgetCredentialsOnCommit } from './credential-cache.js';
+import { forgetCredentialsOnCommit } from './credential-changes.js';
 
 /**
  * Programmatic API keys (CONTRACT §3): issued by a user for themselves with at most the scopes

@@ -1,5 +1,6 @@
+import type { Ctx } from '../core/context.js';
+import type { CredentialCache, CachedCredential } from '../core/credential-cache.js';
 import type { EventListener } from '../events/listener.js';
-import type { CredentialCache, CachedCredential } from './credential-cache.js';
 
 /**
  * The channel the credential triggers NOTIFY (migrations/20261128190000_credential_changes.ts): the
@@ -17,4 +18,14 @@ export function watchCredentialChanges<V extends CachedCredential>(events: Event
     notify: (payload) => (payload === '*' ? cache.forgetAll() : cache.forgetTenant(payload)),
     listening: (active) => cache.setListening(active),
   });
+}
+
+/**
+ * For a service that changes a credential, a user or a role: once its transaction has committed,
+ * this process forgets the tenant's cached credentials, so the very next request here sees the
+ * change (revocation is immediate where it was made). Other daemons hear of it through NOTIFY.
+ */
+export function forgetCredentialsOnCommit(ctx: Ctx): void {
+  const { deps, tenantId } = ctx;
+  ctx.afterCommit(() => deps.credentials.forgetTenant(tenantId));
 }

@@ -8,7 +8,7 @@ import type { Static } from '@sinclair/typebox';
 import { Profile, PROFILE_FIELDS } from './schemas.js';
 import { diff, recordAudit } from '../audit/service.js';
 import { currentUser } from './current-user.js';
-import { forgetCredentialsOnCommit } from './credential-cache.js';
+import { forgetCredentialsOnCommit } from './credential-changes.js';
 import { preferencesOf } from '../push/quiet-hours.js';
 import type { NotificationPreferencesPatch } from '../push/schemas.js';
 

@@ -3,7 +3,7 @@ import { addSeconds } from '../core/clock.js';
 import { cleanText } from '../core/text.js';
 import { SessionRecord } from './models.js';
 import { newSessionToken, SESSION_TTL_SECONDS } from './tokens.js';
-import { forgetCredentialsOnCommit } from './credential-cache.js';
+import { forgetCredentialsOnCommit } from './credential-changes.js';
 
 /** Sessions: created at login (24 h), revoked at logout, password reset and deactivation. */
 export interface IssuedSession {

@@ -4,7 +4,7 @@ import { UserRecord } from '../directory/models.js';
 import type { UserRow } from '../directory/user-store.js';
 import { recordAudit } from '../audit/service.js';
 import { createSession } from './sessions.js';
-import { forgetCredentialsOnCommit } from './credential-cache.js';
+import { forgetCredentialsOnCommit } from './credential-changes.js';
 
 /** The login answer of CONTRACT §3, shared by password login, the 2FA step and registration. */
 export interface LoginAnswer {

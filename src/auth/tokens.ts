@@ -5,7 +5,7 @@ import type { Actor, Role } from '../core/context.js';
 import { UserRecord } from '../directory/models.js';
 import { ROLE_SCOPES } from './scopes.js';
 import { scopesOf, type Permissions } from '../rbac/permissions.js';
-import type { CachedCredential, CredentialCache } from './credential-cache.js';
+import type { CachedCredential, CredentialCache } from '../core/credential-cache.js';
 
 /**
  * Bearer tokens (CONTRACT §3): sessions `hds_<random>`, API keys `hdk_<prefix>_<random>`, each with
@@ -66,12 +66,14 @@ interface Row {
  * database is asked.
  */
 export async function resolveBearerToken(
-  db: Knex, token: string, now: Date, cache?: CredentialCache<CachedToken>,
+  db: Knex, token: string, now: Date, cache?: CredentialCache<CachedCredential>,
 ): Promise<ResolvedToken | null> {
   const kind = token.startsWith('hds_') ? 'session' : token.startsWith('hdk_') ? 'api_key' : null;
   if (!kind || token.length > 200) return null;
   const hash = sha256Hex(token);
-  const hit = cache?.get(hash, now);
+  // The process's cache is typed by what the core knows of its entries; this function is the only
+  // one that stores them, and it stores CachedToken.
+  const hit = cache?.get(hash, now) as CachedToken | null | undefined;
   if (hit) {
     await touchIfDue(db, hit, now);
     return hit.resolved;

@@ -4,7 +4,7 @@ import { UserRecord } from '../directory/models.js';
 import { recordAudit } from '../audit/service.js';
 import { verifyPasswordThrottled } from './login-throttle.js';
 import { assertInteractiveSession, currentUser } from './current-user.js';
-import { forgetCredentialsOnCommit } from './credential-cache.js';
+import { forgetCredentialsOnCommit } from './credential-changes.js';
 import { acceptedTotpStep, newTotpSecret, otpauthUri } from './totp.js';
 import { lastStepOf } from './second-factor.js';
 import { deleteRecoveryCodes, replaceRecoveryCodes } from './recovery-codes.js';

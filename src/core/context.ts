@@ -5,8 +5,7 @@ import type { Logger } from './logging.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { Redis } from 'ioredis';
 import type { EventListener } from '../events/listener.js';
-import type { CredentialCache } from '../auth/credential-cache.js';
-import type { CachedToken } from '../auth/tokens.js';
+import type { CachedCredential, CredentialCache } from './credential-cache.js';
 
 export type Role = 'admin' | 'agent' | 'customer';
 export const ROLES: readonly Role[] = ['admin', 'agent', 'customer'];
@@ -36,9 +35,9 @@ export interface Deps {
   events: EventListener;
   /**
    * Resolved bearer tokens, so a request's authentication is a lookup in memory; kept exact by
-   * NOTIFY from triggers and by the process's own changes (src/auth/credential-cache.ts).
+   * NOTIFY from triggers and by the process's own changes (src/core/credential-cache.ts).
    */
-  credentials: CredentialCache<CachedToken>;
+  credentials: CredentialCache<CachedCredential>;
   /**
    * A small pool for per-tenant counters that must commit on their own, outside the caller's
    * transaction (ticket numbers: src/tickets/numbering.ts). Optional: without it they stay in it.

@@ -6,7 +6,7 @@ import { createLogger, type Logger } from './logging.js';
 import { createDb } from '../db/connection.js';
 import { createMailer } from '../mail/mailer.js';
 import { EventListener } from '../events/listener.js';
-import { CredentialCache } from '../auth/credential-cache.js';
+import { CredentialCache } from './credential-cache.js';
 import { watchCredentialChanges } from '../auth/credential-changes.js';
 import { closeTransports } from '../mail/transports.js';
 

@@ -9,7 +9,7 @@ import { toRfc3339 } from '../core/clock.js';
 import { paginatePage, type Page } from '../core/pagination.js';
 import { UserRecord } from './models.js';
 import { revokeUserSessions } from '../auth/sessions.js';
-import { forgetCredentialsOnCommit } from '../auth/credential-cache.js';
+import { forgetCredentialsOnCommit } from '../auth/credential-changes.js';
 import { diff, recordAudit } from '../audit/service.js';
 import { assertEmailsFree, emailConflict, findUser, insertUser, normaliseEmail, type UserRow } from './user-store.js';
 import { recordCustomerEvent } from './customer-events.js';

@@ -9,7 +9,7 @@ import { pgErrorOf } from '../db/pg-errors.js';
 import { recordAudit } from '../audit/service.js';
 import { requireFeature } from '../licensing/features.js';
 import { ROLE_SCOPES } from '../auth/scopes.js';
-import { forgetCredentialsOnCommit } from '../auth/credential-cache.js';
+import { forgetCredentialsOnCommit } from '../auth/credential-changes.js';
 import { checkPermissions, scopesOf, systemPermissions, type Permissions } from './permissions.js';
 import { RoleRecord } from './models.js';
 import type { PermissionMatrixIn, RoleCreateIn, RoleOut, RoleUpdateIn } from './schemas.js';

@@ -9,7 +9,7 @@ import { createSession } from '../../../src/auth/sessions.js';
 import { SESSION_TTL_SECONDS } from '../../../src/auth/tokens.js';
 
 /**
- * The daemon answers a bearer token it resolved before from memory (src/auth/credential-cache.ts).
+ * The daemon answers a bearer token it resolved before from memory (src/core/credential-cache.ts).
  * What a user relies on must hold all the same: a revoked session or key, a deactivated user, a
  * narrowed role are refused on the next request of the daemon that made the
  * change, promptly on every other daemon and after plain SQL (NOTIFY from triggers), after the TTL

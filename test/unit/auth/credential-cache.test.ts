@@ -1,5 +1,5 @@
 import t from 'tap';
-import { CredentialCache, type CachedCredential } from '../../../src/auth/credential-cache.js';
+import { CredentialCache, type CachedCredential } from '../../../src/core/credential-cache.js';
 
 /** The rules of the credential cache on their own; the integration test shows them through the API. */
 const at = (seconds: number) => new Date(Date.UTC(2026, 10, 28, 9, 0, seconds));

@@ -1,5 +1,3 @@
-import type { Ctx } from '../core/context.js';
-
 /**
  * The per-process cache of resolved bearer credentials (sessions and API keys), keyed by the
  * SHA-256 hash of the token, never the token: with it a request's authentication is a map lookup
@@ -10,12 +8,12 @@ import type { Ctx } from '../core/context.js';
  * Why an entry cannot outlive what it was read from:
  * - every change to the rows a resolution reads NOTIFYs the tenant's id, whoever makes it (this
  *   daemon, another one, the CLI, plain SQL): statement triggers, see
- *   migrations/20261128190000_credential_changes.ts and credential-changes.ts. The tenant's entries
+ *   migrations/20261128190000_credential_changes.ts and src/auth/credential-changes.ts. The tenant's entries
  *   are then forgotten;
  * - the cache answers and keeps nothing while that LISTEN is not active (before it first is, and
  *   from a lost connection until LISTEN is back), since notifications may be missed meanwhile;
  * - a change made in this process also forgets the tenant's entries itself once it has committed
- *   (`forgetCredentialsOnCommit`), so this daemon's next request never depends on NOTIFY timing;
+ *   (`forgetCredentialsOnCommit`, src/auth/credential-changes.ts), so this daemon's next request never depends on NOTIFY timing;
  * - a lookup that began before a forget does not keep what it read (`ticket`/`put`): its row may
  *   predate the change;
  * - an entry is trusted for `ttlMs` at most (a backstop, e.g. for a connection that died without
@@ -120,14 +118,4 @@ export class CredentialCache<V extends CachedCredential> {
     this.started = true;
     this.options.start?.(this);
   }
-}
-
-/**
- * For a service that changes a credential, a user or a role: once its transaction has committed,
- * this process forgets the tenant's cached credentials, so the very next request here sees the
- * change (revocation is immediate where it was made). Other daemons hear of it through NOTIFY.
- */
-export function forgetCredentialsOnCommit(ctx: Ctx): void {
-  const { deps, tenantId } = ctx;
-  ctx.afterCommit(() => deps.credentials.forgetTenant(tenantId));
 }
