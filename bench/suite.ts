@@ -128,6 +128,8 @@ async function main(): Promise<void> {
   try {
     if (!args.includes('--no-build')) {
       log('Building dist/ (tsc) ...');
+      // From empty: a file left from a source since removed (a migration above all) would run too.
+      rmSync(join(root, 'dist'), { recursive: true, force: true });
       const build = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: root, stdio: 'inherit' });
       if (build.status !== 0) throw new Error('the build failed');
     }

@@ -19,6 +19,9 @@ const hygiene = spawnSync('npx', ['knip', '--dependencies'], { stdio: 'inherit' 
 if (hygiene.status !== 0) process.exit(hygiene.status ?? 1);
 
 console.log('# building');
+// From an empty dist/: tsc never removes the output of a source file that is gone, and a stale
+// compiled migration would be applied to the test databases.
+rmSync(join(root, 'dist'), { recursive: true, force: true });
 // Type errors fail the run; HELPDESK_TEST_ALLOW_TYPE_ERRORS=1 lets tests run anyway while a
 // change is half-way (tsc still emits), for local iteration only.
 // The test code itself is type-checked too (tsconfig.test.json), since tap only transpiles it.
