@@ -7,7 +7,7 @@ import { tenantByHost, tenantBySlug, type TenantRef } from '../../src/tenants/re
 
 /**
  * Identifies every request once, before routing decisions: the bearer token (which decides the
- * tenant; answered from the credential cache when it may be, src/auth/credential-cache.ts), or for
+ * tenant; answered from the credential cache when it may be, src/core/credential-cache.ts), or for
  * anonymous calls nothing yet — the tenant of an anonymous call is resolved from X-Helpdesk-Tenant
  * or Host only by routes that need one (see route.ts).
  */

@@ -34,7 +34,7 @@ export interface ResolvedToken {
 }
 
 /**
- * What the credential cache keeps of a resolved token (credential-cache.ts): the resolution, frozen
+ * What the credential cache keeps of a resolved token (src/core/credential-cache.ts): the resolution, frozen
  * because requests share it, and what the request's own time is checked against.
  */
 export interface CachedToken extends CachedCredential {

@@ -4,7 +4,7 @@ import { toRfc3339 } from '../core/clock.js';
 import { paginateUnbounded, type CursorMeta, type Page } from '../core/pagination.js';
 import { recordEvent } from '../events/record.js';
 import { Attachment, Message, Ticket, type Channel } from '../tickets/models.js';
-import { statusById, statusList, type StatusRow } from '../vocab/lookup.js';
+import { openStatus, statusById } from '../vocab/lookup.js';
 import { htmlToText, sanitizeMessageHtml } from './html.js';
 import { runMessageHooks } from './hooks.js';
 import { adoptInlineImages, attachmentSummary } from './attachment-output.js';
@@ -68,12 +68,6 @@ function bodies(input: MessageCreate): { body: string; body_html: string | null 
   const text = htmlToText(html);
   if (!text) throw errors.invalid('body_html', 'holds no text once sanitised; send body as well');
   return { body: text, body_html: html };
-}
-
-/** The status a customer's reply moves the ticket to: the `open` status, else the first of its category. */
-async function openStatus(ctx: Ctx): Promise<StatusRow | undefined> {
-  const statuses = await statusList(ctx);
-  return statuses.find((s) => s.key === 'open') ?? statuses.find((s) => s.category === 'open');
 }
 
 export async function addMessage(ctx: Ctx, ticketId: string, input: NewMessage): Promise<MessageOut> {

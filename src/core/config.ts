@@ -51,7 +51,7 @@ export interface Config {
   /**
    * HELPDESK_CREDENTIAL_CACHE_SECONDS: how long a daemon may answer a resolved bearer token from
    * memory (default 5; 0 turns the cache off). A backstop only: changes are seen at once through
-   * NOTIFY (src/auth/credential-cache.ts); this bounds how stale an entry can be if one were missed.
+   * NOTIFY (src/core/credential-cache.ts); this bounds how stale an entry can be if one were missed.
    */
   credentialCacheMs: number;
   /** HELPDESK_EXTENSION_TIMEOUT_MS: how long one plugin call may run before it is stopped (default 2000). */

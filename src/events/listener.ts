@@ -68,21 +68,15 @@ export class EventListener {
   /**
    * Listens on `channel` too (one watcher per channel). The watcher hears `listening(true)` once
    * LISTEN is active, every notification from then on, and `listening(false)` when the connection
-   * drops; reconnection is the same as for the event subscribers. Returns the unwatch function.
+   * drops; reconnection is the same as for the event subscribers. A watcher stays until close().
    */
-  watch(channel: string, watcher: ChannelWatcher): () => void {
+  watch(channel: string, watcher: ChannelWatcher): void {
     if (this.closed) throw new Error('the event listener is closed');
     if (!/^[a-z_][a-z0-9_]*$/.test(channel) || channel === EVENTS_CHANNEL) throw new Error(`cannot watch channel ${channel}`);
     if (this.watchers.has(channel)) throw new Error(`channel ${channel} is already watched`);
     this.watchers.set(channel, watcher);
     if (this.client && !this.connecting) void this.listenWatched(this.client);
     else this.ensureConnected();
-    return () => {
-      if (this.watchers.get(channel) !== watcher) return;
-      this.watchers.delete(channel);
-      this.watched.delete(channel);
-      watcher.listening(false);
-    };
   }
 
   /** True while LISTEN is active (for readiness and tests). */
@@ -153,8 +147,8 @@ export class EventListener {
         this.dropped(client, error as Error);
         return;
       }
-      // The connection may have dropped, or the channel been unwatched, while LISTEN was on its way.
-      if (this.client !== client || this.watchers.get(channel) !== watcher) continue;
+      // The connection may have dropped while LISTEN was on its way.
+      if (this.client !== client) return;
       this.watched.add(channel);
       watcher.listening(true);
     }

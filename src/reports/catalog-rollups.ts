@@ -131,13 +131,13 @@ const OWN_DIMENSIONS = ['agent', 'week', 'month'];
  * A reply-gap row's dimension columns: from its ticket, or — when neither the dimension nor a
  * filter needs the ticket — from the row alone, which spares a join to a ticket per row.
  */
-function gapKeys(f: Filters, groupBy: string, agentColumn: string): { columns: string; join: string; bindings: any[] } {
+function gapKeys(f: Filters, groupBy: string): { columns: string; join: string; bindings: any[] } {
   if (!hasTicketFilter(f) && OWN_DIMENSIONS.includes(groupBy)) {
-    return { columns: `g.tenant_id, NULL::text, NULL::uuid, ${agentColumn}, NULL::uuid, NULL::uuid`, join: '', bindings: [] };
+    return { columns: 'g.tenant_id, NULL::text, NULL::uuid, g.author_id, NULL::uuid, NULL::uuid', join: '', bindings: [] };
   }
   const filter = ticketFilter(f);
   return {
-    columns: ticketKeys(agentColumn),
+    columns: ticketKeys('g.author_id'),
     join: `\n        JOIN tickets t ON t.tenant_id = g.tenant_id AND t.id = g.ticket_id${filter.sql}`,
     bindings: filter.bindings,
   };
@@ -147,7 +147,7 @@ function gapKeys(f: Filters, groupBy: string, agentColumn: string): { columns: s
 function replyParts(ctx: Ctx, f: Filters, cov: Coverage, groupBy: string, tz: string, unit: string | undefined): RolledSource {
   const prev = groupBy === 'agent' ? 'g.prev_author_at' : 'g.prev_at';
   const rolled = rolledRows(ctx, f, cov, groupBy, 'h.replies AS n, h.reply_tickets AS firsts', 'h.replies > 0');
-  const keys = gapKeys(f, groupBy, 'g.author_id');
+  const keys = gapKeys(f, groupBy);
   // The probes' instants: the window's start, or each local bucket's start within the window.
   const starts = unit
     ? `SELECT greatest(b.local AT TIME ZONE '${tz}', ?::timestamptz) AS s,

@@ -1,13 +1,12 @@
 import type { Ctx } from '../core/context.js';
 import { recordEvent } from '../events/record.js';
 import { scoped } from '../db/tenant-scope.js';
-import { statusById, statusList, type StatusRow } from '../vocab/lookup.js';
+import { openStatus, statusById, statusList, type StatusRow } from '../vocab/lookup.js';
 import type { TicketChange } from '../tickets/hooks.js';
 import type { Ticket, TicketSla } from '../tickets/models.js';
 import { loadBusinessHours, loadHolidays } from './business-hours.js';
 import { runEngine, type EffectivePolicy, type EngineResult, type SlaEvent, type StatusInfo, type TargetName, type TimelineEntry } from './engine.js';
 import { effectivePolicy } from './policies.js';
-import { cachedConfig } from '../db/config-cache.js';
 
 /**
  * The live ticket's SLA clock. A ticket keeps in `sla_state` what the engine needs to replay it —
@@ -48,12 +47,9 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 const info = (s: StatusRow): StatusInfo => ({ key: s.key, category: s.category, pauses_sla: s.pauses_sla });
 const keyOf = (e: TimelineEntry) => `${e.target}:${e.kind}:${e.at}`;
 
-async function openStatus(ctx: Ctx): Promise<StatusInfo> {
-  return cachedConfig(ctx, 'sla:open_status', async () => {
-    const statuses = await statusList(ctx);
-    const open = statuses.find((s) => s.key === 'open') ?? statuses.find((s) => s.category === 'open') ?? statuses[0]!;
-    return info(open);
-  });
+/** Where the clock resumes after a pause: the open status (any status, should a tenant have none). */
+async function resumeStatus(ctx: Ctx): Promise<StatusInfo> {
+  return info((await openStatus(ctx)) ?? (await statusList(ctx))[0]!);
 }
 
 /** What the ticket API shows (CONTRACT §5): no warn_at there. */
@@ -113,7 +109,7 @@ export async function slaTicketHook(ctx: Ctx, change: TicketChange): Promise<voi
     const status = (await statusById(ctx, ticket.status_id))!;
     state = {
       v: 1, created: new Date(ticket.created_at).toISOString(), policy: await effectivePolicy(ctx, ticket.priority_id, ticket.type_id),
-      initial_status: info(status), open_status: await openStatus(ctx), events: [], emitted: [],
+      initial_status: info(status), open_status: await resumeStatus(ctx), events: [], emitted: [],
     };
     if (change.before === null) return void (await refreshTicketSla(ctx, ticket.id, state));
   }

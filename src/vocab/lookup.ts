@@ -30,3 +30,9 @@ export const statusById = async (ctx: Ctx, id: string) => (await statusList(ctx)
 export const statusByKey = async (ctx: Ctx, key: string) => (await statusList(ctx)).find((s) => s.key === key);
 export const priorityById = async (ctx: Ctx, id: string) => (await priorityList(ctx)).find((p) => p.id === id);
 export const priorityByKey = async (ctx: Ctx, key: string) => (await priorityList(ctx)).find((p) => p.key === key);
+
+/** The status a reply reopens a ticket to, and the SLA clock resumes at: `open`, else the first of its category. */
+export async function openStatus(ctx: Ctx): Promise<StatusRow | undefined> {
+  const statuses = await statusList(ctx);
+  return statuses.find((s) => s.key === 'open') ?? statuses.find((s) => s.category === 'open');
+}
