@@ -11,7 +11,7 @@ import { loadMailSettings } from './settings-store.js';
 import { templateFor } from './templates.js';
 import type { Identifier } from './template-defaults.js';
 import { REPLY_MARKER, domainOf, notificationMessageId, rootMessageId } from './threading.js';
-import { ownAddressOf } from './transports.js';
+import { hasSmtpTarget, ownAddressOf } from './transports.js';
 import { sendDueNotifications } from './send.js';
 import { cachedConfig } from '../db/config-cache.js';
 import { brandingFor, hasBranding } from '../branding/service.js';
@@ -92,10 +92,13 @@ export async function notifyOnEvent(ctx: Ctx, event: EventRecord): Promise<void>
   if (!ticket) return;
   const planned = await plan(ctx, event, ticket);
   if (!planned.some((p) => p.recipients.length)) return;
-  const domain = domainOf(ownAddressOf(ctx.deps, await cachedConfig(ctx, 'mail_settings', () => loadMailSettings(ctx))));
+  const settings = await cachedConfig(ctx, 'mail_settings', () => loadMailSettings(ctx));
+  const domain = domainOf(ownAddressOf(ctx.deps, settings));
   const ids: string[] = [];
-  for (const p of planned) ids.push(...await enqueue(ctx, event, ticket, p.identifier, p.recipients, domain));
-  if (!ids.length) return;
+  for (const p of planned) if (p.recipients.length) ids.push(...await enqueue(ctx, event, ticket, p.identifier, p.recipients, domain));
+  // With no SMTP server anywhere, an attempt now could only record that: the mail-send job makes
+  // the attempts on its schedule (and sends once a server is configured).
+  if (!ids.length || !hasSmtpTarget(ctx.deps, settings)) return;
   const { deps, tenantId, now } = ctx;
   ctx.afterCommit(async () => {
     await sendDueNotifications(deps, now, { tenantId, ids });

@@ -39,8 +39,14 @@ export function addressOf(from: string): string {
   return (match ? match[1]! : from).trim().toLowerCase();
 }
 
+/** Whether a tenant's mail has anywhere to go: its own SMTP server, else the instance's SMTP_URL. */
+export function hasSmtpTarget(deps: Deps, settings: MailSettingsRow | null): boolean {
+  return Boolean(settings?.smtp_host || deps.config.smtpUrl);
+}
+
 /** The transport and sender for a tenant, or null when neither it nor the instance has SMTP. */
 export async function smtpTargetFor(deps: Deps, tenantId: string, settings: MailSettingsRow | null): Promise<SmtpTarget | null> {
+  if (!hasSmtpTarget(deps, settings)) return null;
   if (settings?.smtp_host) {
     await assertAllowedHost(settings.smtp_host, deps.config.webhooksAllowPrivate, 'smtp.host');
     const version = settings.updated_at.getTime();
@@ -52,11 +58,10 @@ export async function smtpTargetFor(deps: Deps, tenantId: string, settings: Mail
     }
     return { transport: pool.transport, from: { name: settings.from_name ?? '', address: settings.from_address! }, fromAddress: settings.from_address!.toLowerCase() };
   }
-  if (!deps.config.smtpUrl) return null;
   const key = `instance:${deps.config.smtpUrl}`;
   let pool = pools.get(key);
   if (!pool) {
-    pool = { version: 0, transport: nodemailer.createTransport(deps.config.smtpUrl) };
+    pool = { version: 0, transport: nodemailer.createTransport(deps.config.smtpUrl!) };
     pools.set(key, pool);
   }
   return { transport: pool.transport, from: deps.config.mailFrom, fromAddress: addressOf(deps.config.mailFrom) };

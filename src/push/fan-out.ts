@@ -18,11 +18,20 @@ import { schedulePushDrain } from './send.js';
  */
 export const PUSH_TTL_SECONDS = { normal: 24 * 3600, urgent: 3600 } as const;
 
-interface Recipient { id: string; timezone: string | null; notification_preferences: unknown }
+/** A staff member with at least one push subscription, and those subscriptions. */
+interface Recipient { id: string; timezone: string | null; notification_preferences: unknown; subscription_ids: string[] }
 
+/**
+ * Active staff (of `teamId` when given) who have a push subscription, each with theirs: one
+ * statement, since staff without a subscription could get nothing anyway.
+ */
 async function staffRecipients(ctx: Ctx, teamId: string | null): Promise<Recipient[]> {
   const query = scoped(ctx, 'users').where('users.active', true).whereIn('users.role', ['admin', 'agent'])
-    .select('users.id', 'users.timezone', 'users.notification_preferences');
+    .join('push_subscriptions as s', function () {
+      this.on('s.tenant_id', 'users.tenant_id').andOn('s.user_id', 'users.id');
+    })
+    .groupBy('users.tenant_id', 'users.id')
+    .select('users.id', 'users.timezone', 'users.notification_preferences', ctx.trx.raw('array_agg(s.id ORDER BY s.id) AS subscription_ids'));
   if (teamId) {
     query.join('team_members', function () {
       this.on('team_members.tenant_id', 'users.tenant_id').andOn('team_members.user_id', 'users.id');
@@ -31,7 +40,19 @@ async function staffRecipients(ctx: Ctx, teamId: string | null): Promise<Recipie
   return query;
 }
 
-async function ticketFacts(ctx: Ctx, ticketId: string) {
+interface TicketFacts { id: string; ticket_number: number | string; subject: string; team_id: string | null; priority_key: string }
+
+/** A new ticket's facts as its `ticket.created` event carries them (written in the same transaction), else read. */
+function factsOfCreated(event: EventRecord): TicketFacts | null {
+  const d = event.data as Record<string, unknown>;
+  const complete = typeof d.ticket_number === 'number' && typeof d.subject === 'string' && typeof d.priority === 'string'
+    && (d.team_id === null || typeof d.team_id === 'string');
+  return complete
+    ? { id: event.ticket_id!, ticket_number: d.ticket_number as number, subject: d.subject as string, team_id: d.team_id as string | null, priority_key: d.priority as string }
+    : null;
+}
+
+async function ticketFacts(ctx: Ctx, ticketId: string): Promise<TicketFacts | undefined> {
   return scoped(ctx, 'tickets').where('tickets.id', ticketId)
     .join('priorities', function () { this.on('priorities.tenant_id', 'tickets.tenant_id').andOn('priorities.id', 'tickets.priority_id'); })
     .first('tickets.id', 'tickets.ticket_number', 'tickets.subject', 'tickets.team_id', 'tickets.assigned_agent_id', 'priorities.key as priority_key');
@@ -44,12 +65,11 @@ async function queuePushes(ctx: Ctx, recipients: Recipient[], payload: Record<st
       const prefs = preferencesOf(r.notification_preferences);
       return prefs.push && withinActiveWindow(prefs, r.timezone, ctx.now);
     });
-  if (!allowed.length) return 0;
-  const subscriptions = await scoped(ctx, 'push_subscriptions').whereIn('user_id', allowed.map((r) => r.id)).select('id');
+  const subscriptions = allowed.flatMap((r) => r.subscription_ids);
   if (!subscriptions.length) return 0;
-  await insertScoped(ctx, 'push_messages', subscriptions.map((s: { id: string }) => ({
+  await insertScoped(ctx, 'push_messages', subscriptions.map((subscriptionId) => ({
     id: uuidv7(ctx.now.getTime()),
-    subscription_id: s.id,
+    subscription_id: subscriptionId,
     payload: JSON.stringify(payload),
     urgency: urgent ? 'high' : 'normal',
     ttl_seconds: urgent ? PUSH_TTL_SECONDS.urgent : PUSH_TTL_SECONDS.normal,
@@ -67,7 +87,7 @@ function ticketUrl(ctx: Ctx, ticketId: string): string {
 export async function pushOnTicketEvent(ctx: Ctx, event: EventRecord): Promise<void> {
   if (!event.ticket_id) return;
   if (event.type === 'ticket.created') {
-    const ticket = await ticketFacts(ctx, event.ticket_id);
+    const ticket = factsOfCreated(event) ?? await ticketFacts(ctx, event.ticket_id);
     if (!ticket) return;
     await queuePushes(ctx, await staffRecipients(ctx, ticket.team_id), {
       type: 'ticket.created', ticket_id: ticket.id, ticket_number: Number(ticket.ticket_number), subject: ticket.subject, url: ticketUrl(ctx, ticket.id),
