@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../core/config.js';
 
 /**
@@ -54,7 +54,10 @@ export interface S3Options {
 }
 
 export function s3Store(options: S3Options): ObjectStore {
-  const client = new S3Client({
+  // The SDK loads on first use: a daemon that archives nothing does not keep it in memory
+  // (docs/performance.md).
+  let sdk: Promise<{ client: S3Client; s3: typeof import('@aws-sdk/client-s3') }> | null = null;
+  const open = () => (sdk ??= import('@aws-sdk/client-s3').then((s3) => ({ s3, client: new s3.S3Client({
     region: options.region,
     ...(options.endpoint ? { endpoint: options.endpoint, forcePathStyle: true } : {}),
     ...(options.accessKeyId && options.secretAccessKey
@@ -65,19 +68,22 @@ export function s3Store(options: S3Options): ObjectStore {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 3,
-  });
+  }) })));
   const keyOf = (key: string) => (options.prefix ? `${options.prefix}/${key}` : key);
   return {
     async put(key, body) {
-      await client.send(new PutObjectCommand({ Bucket: options.bucket, Key: keyOf(key), Body: body, ContentType: 'application/vnd.apache.parquet' }));
+      const { client, s3 } = await open();
+      await client.send(new s3.PutObjectCommand({ Bucket: options.bucket, Key: keyOf(key), Body: body, ContentType: 'application/vnd.apache.parquet' }));
     },
     async get(key) {
-      const out = await client.send(new GetObjectCommand({ Bucket: options.bucket, Key: keyOf(key) }));
+      const { client, s3 } = await open();
+      const out = await client.send(new s3.GetObjectCommand({ Bucket: options.bucket, Key: keyOf(key) }));
       if (!out.Body) throw new Error(`Archive object ${key} has no body`);
       return out.Body.transformToByteArray();
     },
     async delete(key) {
-      await client.send(new DeleteObjectCommand({ Bucket: options.bucket, Key: keyOf(key) }));
+      const { client, s3 } = await open();
+      await client.send(new s3.DeleteObjectCommand({ Bucket: options.bucket, Key: keyOf(key) }));
     },
     describe: () => `s3://${options.bucket}${options.prefix ? `/${options.prefix}` : ''}`,
   };

@@ -1,4 +1,4 @@
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import { errors, type AppError } from '../core/errors.js';
 
 /**
@@ -61,7 +61,9 @@ export async function openSource(dsn: string, timezone = 'UTC'): Promise<LegacyS
   if (!isTimeZone(timezone)) throw unprocessable(`Unknown time zone ${timezone}`);
   let conn: mysql.Connection;
   try {
-    conn = await mysql.createConnection({
+    // Loaded on first use: only an import needs the MySQL client (docs/performance.md).
+    const { createConnection } = await import('mysql2/promise');
+    conn = await createConnection({
       host: parsed.host, port: parsed.port, user: parsed.user, password: parsed.password, database: parsed.database,
       charset: 'UTF8MB4_GENERAL_CI', dateStrings: true, supportBigNumbers: true, bigNumberStrings: true, connectTimeout: 10_000,
     });

@@ -1,4 +1,4 @@
-import { ImapFlow } from 'imapflow';
+import type { ImapFlow } from 'imapflow';
 import type { Deps } from '../core/context.js';
 import { assertAllowedHost } from './host-guard.js';
 import type { MailSettingsRow } from './settings-store.js';
@@ -10,6 +10,8 @@ import type { MailSettingsRow } from './settings-store.js';
  */
 export async function connectImap(deps: Deps, settings: MailSettingsRow): Promise<ImapFlow> {
   await assertAllowedHost(settings.imap_host!, deps.config.webhooksAllowPrivate, 'imap.host');
+  // Loaded on first use: most daemons never poll a mailbox (docs/performance.md).
+  const { ImapFlow } = await import('imapflow');
   const client = new ImapFlow({
     host: settings.imap_host!,
     port: settings.imap_port!,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import type { AddressObject, ParsedMail } from 'mailparser';
 import { htmlToText } from './render.js';
 import { REPLY_MARKER, normaliseMessageId } from './threading.js';
 
@@ -72,6 +72,8 @@ export function stripQuotedHtml(html: string): string {
 export async function parseInbound(raw: Buffer): Promise<InboundMail | null> {
   let mail: ParsedMail;
   try {
+    // Loaded on first use, like the other parsers a daemon may never need (docs/performance.md).
+    const { simpleParser } = await import('mailparser');
     mail = await simpleParser(raw, { skipTextToHtml: true, skipImageLinks: true, keepCidLinks: true });
   } catch {
     return null;

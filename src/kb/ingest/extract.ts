@@ -1,7 +1,5 @@
 import { marked } from 'marked';
-import { PDFParse } from 'pdf-parse';
-import mammoth from 'mammoth';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { htmlSections, textSections, type Extracted, type Section } from '../passages.js';
 
 /**
@@ -20,7 +18,11 @@ export const INGESTIBLE = [PDF, DOCX, XLSX, MARKDOWN, TEXT] as const;
 
 export class ExtractError extends Error {}
 
+// The document libraries load on first use: a daemon that never ingests a document does not keep
+// them in memory (docs/performance.md, "Resident memory").
+
 async function pdfText(bytes: Buffer): Promise<Extracted> {
+  const { PDFParse } = await import('pdf-parse');
   const parser = new PDFParse({ data: new Uint8Array(bytes) });
   try {
     const result = await parser.getText();
@@ -33,6 +35,7 @@ async function pdfText(bytes: Buffer): Promise<Extracted> {
 }
 
 async function docxText(bytes: Buffer): Promise<Extracted> {
+  const { default: mammoth } = await import('mammoth');
   const { value } = await mammoth.convertToHtml({ buffer: bytes });
   return htmlSections(value);
 }
@@ -50,7 +53,8 @@ function cellText(value: ExcelJS.CellValue): string {
 }
 
 async function xlsxText(bytes: Buffer): Promise<Extracted> {
-  const workbook = new ExcelJS.Workbook();
+  const { default: excel } = await import('exceljs');
+  const workbook = new excel.Workbook();
   await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
   const sections: Section[] = [];
   workbook.eachSheet((sheet) => {
