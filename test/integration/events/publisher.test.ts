@@ -52,13 +52,15 @@ t.test('concurrent writers committing in any order: a resuming reader never has 
   let done = false;
   const seen: string[] = [];
   const seqs: number[] = [];
-  let reads = 0;
+  // Reads that returned events while writers were still committing: what makes this a test of
+  // resuming across concurrent commits (a count of all reads would depend on the machine's load).
+  let resumed = 0;
   const reader = (async () => {
     let after = '0';
     for (;;) {
       const finished = done; // one more read after the last commit
       const rows = await readAfter(env.deps, a.id, after);
-      reads += 1;
+      if (rows.length && !finished) resumed += 1;
       for (const row of rows) {
         seen.push(row.id);
         seqs.push(Number(row.seq));
@@ -81,7 +83,7 @@ t.test('concurrent writers committing in any order: a resuming reader never has 
   await reader;
 
   const expected = written.filter((w) => w.tenant === a.id).map((w) => w.id);
-  t.ok(reads > 10, `the reader read while the writers committed (${reads} reads)`);
+  t.ok(resumed >= 2, `the reader resumed while the writers committed (${resumed} reads returned events before the last commit)`);
   t.same([...seen].sort(), [...expected].sort(), 'the reader saw every committed event of its tenant, each once');
   t.ok(seqs.every((s, i) => i === 0 || s > seqs[i - 1]!), 'in increasing seq order');
   const unnumbered = await env.deps.db('events').whereIn('tenant_id', [a.id, b.id]).whereNull('seq').count({ n: '*' }).first();
