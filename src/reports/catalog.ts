@@ -1,7 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { hasTicketFilter, ticketFilter, type Filters } from './filters.js';
-import { ROLLED, rolledFor } from './catalog-rollups.js';
+import { ROLLED, replyDays, rolledFor } from './catalog-rollups.js';
 import { slaOutcomesSql } from './overview.js';
 import { coverage, inReportSnapshot } from './rollup.js';
 import { wholeHourZone } from './volume.js';
@@ -239,6 +239,11 @@ export function prepareRun(ctx: Ctx, f: Filters, input: RunInput): PreparedRun {
         return (await ctx.trx.raw(q.sql, q.bindings)).rows;
       });
       yield first(rows as Record<string, unknown>[], limit);
+      return;
+    }
+    if (report!.key === 'agent_replies' && groupBy === 'day') {
+      const q = grouped(replyDays(ctx, f, f.tz), ROLLED.agent_replies!.sums);
+      yield first((await ctx.trx.raw(q.sql, q.bindings)).rows as Record<string, unknown>[], limit);
       return;
     }
     if (groupBy !== 'ticket') {

@@ -283,6 +283,24 @@ t.test('agent_replies by day, local hour and weekday count a ticket once across 
   t.same(row(run('hour', 'UTC'), 11), [11, 2, 1], 'T0 at 11:xx UTC a week apart, one ticket');
   t.same(row(run('weekday', 'Europe/Berlin'), 2), [2, 2, 1], 'T0 on two Wednesdays, one ticket');
   t.same(row(run('hour', 'UTC'), 23), [23, 3, 2], 'UTC 23:xx: T1 on the 22nd and 23rd, T3 on the 25th');
+  // By day the run reads the reply gaps (replyDays): against the definition itself, count(DISTINCT)
+  // over the replies, for whole and partial first days (windows[1] starts at 22:15 UTC).
+  const definition = async (w: { from: string; to: string }, tz: string) => (await db.raw(
+    `SELECT count(*)::int AS n, count(DISTINCT ticket_id)::int AS tickets FROM messages
+      WHERE tenant_id = ? AND is_agent AND NOT is_private AND created_at >= ? AND created_at < ?
+      GROUP BY date_trunc('day', created_at AT TIME ZONE '${tz}') ORDER BY date_trunc('day', created_at AT TIME ZONE '${tz}')`,
+    [tenant.id, w.from, w.to])).rows.map((r: { n: number; tickets: number }) => [r.n, r.tickets]);
+  // From 01:00 UTC on the 25th: between T2's two replies of that day (00:40 and 01:20), so T2's
+  // ticket counts on the 25th through its second, whose previous reply lies before the window.
+  const midDay = { from: '2026-10-25T01:00:00.000Z', to: '2026-10-26T00:00:00.000Z' };
+  t.same((await json(`/reports/run?${new URLSearchParams({ ...midDay, report: 'agent_replies', group_by: 'day', tz: 'UTC' })}`)).rows.map((r: unknown[]) => r.slice(1)),
+    [[3, 2]], 'by hand: T2 at 01:20, T3 at 22:40 and 23:00 on the 25th: three replies, two tickets');
+  for (const w of [october, windows[1]!, midDay]) {
+    for (const tz of ['Europe/Berlin', 'UTC', 'America/New_York', 'Asia/Kolkata']) {
+      const path = `/reports/run?${new URLSearchParams({ ...w, report: 'agent_replies', group_by: 'day', tz })}`;
+      t.same((await json(path)).rows.map((r: unknown[]) => r.slice(1)), await definition(w, tz), `by day in ${tz} from ${w.from}: the definition's figures`);
+    }
+  }
 
   t.same(await read(), expected, 'dirty hours read live: the same figures');
   const job = await runJob(env.deps, 'report-rollup', { now: NOW });
