@@ -34,3 +34,23 @@ export async function snapshotQuery(db: Knex): Promise<() => Promise<Record<stri
   const sql = `select ${parts.join(', ')}`;
   return async () => (await db.raw(sql)).rows[0] as Record<string, string>;
 }
+
+/**
+ * A cheap first test of "nothing was written": a statement-level trigger on every fingerprinted
+ * table advances a sequence on any INSERT, UPDATE, DELETE or TRUNCATE, whatever it touched and
+ * whether or not it committed (sequences ignore rollbacks). An unchanged value proves that no
+ * statement wrote to those tables; a changed one proves nothing, and the caller compares the full
+ * fingerprints. Installed in the fuzz test's own database only.
+ */
+export async function writeCounter(db: Knex): Promise<() => Promise<string>> {
+  const tables = (await db('information_schema.tables').where({ table_schema: 'public', table_type: 'BASE TABLE' }).pluck('table_name') as string[])
+    .filter((table) => !(table in CHANGES_ON_REFUSAL));
+  await db.raw(`
+    CREATE SEQUENCE IF NOT EXISTS fuzz_statement_writes;
+    CREATE OR REPLACE FUNCTION fuzz_count_write() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN PERFORM nextval('fuzz_statement_writes'); RETURN NULL; END $$;
+    ${tables.map((table) => `DROP TRIGGER IF EXISTS zz_fuzz_count_write ON "${table}";
+    CREATE TRIGGER zz_fuzz_count_write AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON "${table}"
+      FOR EACH STATEMENT EXECUTE FUNCTION fuzz_count_write();`).join('\n')}`);
+  return async () => String((await db.raw('SELECT last_value, is_called FROM fuzz_statement_writes')).rows.map((r: { last_value: string; is_called: boolean }) => `${r.last_value}:${r.is_called}`)[0]);
+}
