@@ -5,7 +5,7 @@ import { Ticket } from '../tickets/models.js';
 import { uuidv7 } from '../core/ids.js';
 import { scoped } from '../db/tenant-scope.js';
 import { MailMessageId, NotificationRecord } from './models.js';
-import { NOTIFYING_EVENTS, plan, type Recipient } from './recipients.js';
+import { mayNotify, plan, type Recipient } from './recipients.js';
 import { htmlToText, renderHtml, renderSubject, usesPlaceholder, type Values } from './render.js';
 import { loadMailSettings } from './settings-store.js';
 import { templateFor } from './templates.js';
@@ -87,8 +87,8 @@ async function enqueue(ctx: Ctx, event: EventRecord, ticket: Ticket, identifier:
 }
 
 export async function notifyOnEvent(ctx: Ctx, event: EventRecord): Promise<void> {
-  if (!NOTIFYING_EVENTS.has(event.type) || !event.ticket_id) return;
-  const ticket = await Ticket.findIn(ctx, event.ticket_id);
+  if (!(await mayNotify(ctx, event))) return;
+  const ticket = await Ticket.findIn(ctx, event.ticket_id!);
   if (!ticket) return;
   const planned = await plan(ctx, event, ticket);
   if (!planned.some((p) => p.recipients.length)) return;

@@ -3,7 +3,7 @@ import { scoped } from '../db/tenant-scope.js';
 import type { EventRecord } from '../events/models.js';
 import type { Ticket } from '../tickets/models.js';
 import { preferencesOf } from '../push/quiet-hours.js';
-import { Status } from '../vocab/models.js';
+import { statusById } from '../vocab/lookup.js';
 import { collaboratorAddresses } from './conversation-port.js';
 import type { Identifier } from './template-defaults.js';
 
@@ -74,15 +74,32 @@ function distinct(list: Recipient[], actorId: string | null, keepActor = false):
   });
 }
 
+const NOTIFYING_EVENTS = new Set(['ticket.created', 'ticket.assignee_changed', 'ticket.message_created', 'ticket.status_changed', 'ticket.sla_warning']);
+
+/**
+ * Whether an event may notify anyone, decided from the event alone (and the cached statuses), so
+ * that events which never do — private notes, status changes outside `resolved` — read nothing.
+ */
+export async function mayNotify(ctx: Ctx, event: EventRecord): Promise<boolean> {
+  if (!NOTIFYING_EVENTS.has(event.type) || !event.ticket_id) return false;
+  const data = event.data as Record<string, unknown>;
+  if (event.type === 'ticket.message_created') return !data.is_private;
+  if (event.type === 'ticket.status_changed') return (data.to_id ? (await statusById(ctx, data.to_id as string))?.category : undefined) === 'resolved';
+  return true;
+}
+
 export async function plan(ctx: Ctx, event: EventRecord, ticket: Ticket): Promise<Planned[]> {
   const actor = event.actor_id;
   const data = event.data as Record<string, unknown>;
-  const requester = await userById(ctx, ticket.requester_id);
-  const requesterList = requester?.active ? [asRecipient(requester)] : [];
+  // The requester is read only for the notifications that go to them.
+  const requesterList = async () => {
+    const requester = await userById(ctx, ticket.requester_id);
+    return requester?.active ? [asRecipient(requester)] : [];
+  };
   switch (event.type) {
     case 'ticket.created':
       return [
-        { identifier: 'ticket.created.customer', recipients: distinct(requesterList, actor, true) },
+        { identifier: 'ticket.created.customer', recipients: distinct(await requesterList(), actor, true) },
         { identifier: 'ticket.created.agent', recipients: distinct((await handlers(ctx, ticket)).filter(takesAgentMail).map(asRecipient), actor) },
       ];
     case 'ticket.assignee_changed': {
@@ -94,14 +111,14 @@ export async function plan(ctx: Ctx, event: EventRecord, ticket: Ticket): Promis
       if (data.is_agent) {
         const collaborators = (await collaboratorAddresses(ctx, ticket.id))
           .map((c) => ({ userId: c.user_id, email: c.email, name: c.name ?? c.email, locale: null }));
-        return [{ identifier: 'ticket.reply.customer', recipients: distinct([...requesterList, ...collaborators], actor) }];
+        return [{ identifier: 'ticket.reply.customer', recipients: distinct([...await requesterList(), ...collaborators], actor) }];
       }
       return [{ identifier: 'ticket.reply.agent', recipients: distinct((await handlers(ctx, ticket)).filter(takesAgentMail).map(asRecipient), actor) }];
     }
     case 'ticket.status_changed': {
-      const to = data.to_id ? await Status.findIn(ctx, data.to_id as string) : undefined;
+      const to = data.to_id ? await statusById(ctx, data.to_id as string) : undefined;
       if (to?.category !== 'resolved') return [];
-      return [{ identifier: 'ticket.resolved', recipients: distinct(requesterList, actor) }];
+      return [{ identifier: 'ticket.resolved', recipients: distinct(await requesterList(), actor) }];
     }
     case 'ticket.sla_warning': {
       const leads = await teamMembers(ctx, ticket.team_id, true);
@@ -112,5 +129,3 @@ export async function plan(ctx: Ctx, event: EventRecord, ticket: Ticket): Promis
       return [];
   }
 }
-
-export const NOTIFYING_EVENTS = new Set(['ticket.created', 'ticket.assignee_changed', 'ticket.message_created', 'ticket.status_changed', 'ticket.sla_warning']);
