@@ -177,6 +177,11 @@ async function main(): Promise<void> {
       // Every catalog run by every dimension but the per-ticket export (a CSV of every ticket).
       ...catalog().data.flatMap((r) => r.dimensions.filter((d) => d.key !== 'ticket').map((d) =>
         ['/reports/run', { report: r.key, group_by: d.key }] as [string, Record<string, string>])),
+      // agent_replies by local day, hour and weekday in a zone with DST (offset changes inside the year).
+      ['/reports/run', { report: 'agent_replies', group_by: 'day', tz: 'Europe/Berlin' }],
+      ['/reports/run', { report: 'agent_replies', group_by: 'hour', tz: 'Europe/Berlin' }],
+      ['/reports/run', { report: 'agent_replies', group_by: 'weekday', tz: 'Europe/Berlin' }],
+      ['/reports/run', { report: 'agent_replies', group_by: 'hour', tz: 'America/New_York', team_id: team }],
       ['/analytics/overview', {}], ['/analytics/heatmap', { tz: 'Europe/Berlin' }],
     ];
     console.log(`\n${'report'.padEnd(58)} ${'30 days p50'.padStart(12)} ${'max'.padStart(7)}   ${'365 days p50'.padStart(12)} ${'max'.padStart(7)}`);
