@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import multipart from '@fastify/multipart';
 import { openApiOptions } from './openapi/options.js';
 import { buildValidator } from './input/validators.js';
+import { buildSerializer } from './serializers.js';
 import { textGuardPlugin } from './input/text-guard.js';
 import type { Registry } from 'prom-client';
 import type { Deps } from '../src/core/context.js';
@@ -74,8 +75,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     requestIdHeader: false,
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy: deps.config.trustProxy,
-    // Bodies are validated without type coercion, query and path with it (input/validators.ts).
-    schemaController: { compilersFactory: { buildValidator: buildValidator as never } },
+    // Bodies are validated without type coercion, query and path with it (input/validators.ts);
+    // validators and serializers are compiled once per process (serializers.ts).
+    schemaController: { compilersFactory: { buildValidator: buildValidator as never, buildSerializer: buildSerializer as never } },
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkErrorHandler(countRequest),
   };

@@ -95,9 +95,17 @@ export function isListSchema(schema: TSchema | undefined): boolean {
   return Boolean(properties?.data?.type === 'array' && properties.meta);
 }
 
+/** Derived ids by route: registering a route compares its id with every route's before it. */
+const derived = new WeakMap<RouteDef, string>();
+
 /** The operation id of a declared route: its own `operationId`, else the derived one. */
 export function operationIdOf(def: RouteDef): string {
   if (def.operationId) return def.operationId;
-  const status = def.status ?? 200;
-  return deriveOperationId({ method: def.method, url: def.url, status, list: isListSchema(def.schema.response?.[status]) });
+  let id = derived.get(def);
+  if (id === undefined) {
+    const status = def.status ?? 200;
+    id = deriveOperationId({ method: def.method, url: def.url, status, list: isListSchema(def.schema.response?.[status]) });
+    derived.set(def, id);
+  }
+  return id;
 }
