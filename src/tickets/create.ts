@@ -1,6 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import { errors, type FieldProblem } from '../core/errors.js';
-import { recordEvent } from '../events/record.js';
+import { emitTicketCreated } from '../events/emit/ticket-created.js';
 import { findUser, findUserByAnyEmail, insertUser, normaliseEmail, type UserRow } from '../directory/user-store.js';
 import { recordCustomerEvent } from '../directory/customer-events.js';
 import { priorityById, priorityByKey, statusByKey } from '../vocab/lookup.js';
@@ -133,28 +133,23 @@ export async function createTicket(ctx: Ctx, input: TicketCreate): Promise<Ticke
   // the ticket as it stands when the create commits.
   await runTicketHooks(ctx, { before: null, after: ticket, changed: new Set(Object.keys(row)) });
   const created = (await Ticket.findIn(ctx, ticket.id))!;
-  await recordEvent(ctx, {
-    type: 'ticket.created',
-    subjectType: 'ticket',
-    ticketId: created.id,
-    data: {
-      ticket_id: created.id,
-      ticket_number: ticketNumber,
-      subject: created.subject,
-      requester_id: requester.id,
-      requester_name: requester.name,
-      requester_email: requester.email,
-      organization_name: await organizationName(ctx, created.organization_id),
-      team_id: created.team_id,
-      team_name: await teamName(ctx, created.team_id),
-      assignee_name: await userName(ctx, created.assigned_agent_id),
-      // A hook (routing) may have changed the priority; read it again only then.
-      priority: created.priority_id === priority.id ? priority.key : (await priorityById(ctx, created.priority_id))?.key ?? priority.key,
-      channel: created.channel,
-      sla_due_at: toRfc3339(created.sla_due_at),
-      body: input.body,
-      body_html: bodyHtml,
-    },
+  await emitTicketCreated(ctx, {
+    ticket_id: created.id,
+    ticket_number: ticketNumber,
+    subject: created.subject,
+    requester_id: requester.id,
+    requester_name: requester.name,
+    requester_email: requester.email,
+    organization_name: await organizationName(ctx, created.organization_id),
+    team_id: created.team_id,
+    team_name: await teamName(ctx, created.team_id),
+    assignee_name: await userName(ctx, created.assigned_agent_id),
+    // A hook (routing) may have changed the priority; read it again only then.
+    priority: created.priority_id === priority.id ? priority.key : (await priorityById(ctx, created.priority_id))?.key ?? priority.key,
+    channel: created.channel,
+    sla_due_at: toRfc3339(created.sla_due_at),
+    body: input.body,
+    body_html: bodyHtml,
   });
   return ticketOut(created);
 }

@@ -17,7 +17,8 @@ export interface TicketCreatedPayload {
   channel: string;
   sla_due_at: string | null;
   body: string;
-  body_html: string;
+  /** Null when the ticket was created with a plain-text body only. */
+  body_html: string | null;
 }
 
 /** A new ticket on any channel. The ticket desk calls this in the ticket's create transaction. */
