@@ -1,4 +1,4 @@
-import type { RouteSchema } from '../route.js';
+import type { RouteSchema } from '../route-types.js';
 
 /**
  * Every value a request can carry is bounded by its schema, so no input reaches the database

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { RouteSchema } from '../route.js';
+import type { RouteSchema } from '../route-types.js';
 
 /**
  * Schemas with an `$id` are shared: they become named components of the OpenAPI document, and

@@ -19,7 +19,7 @@
  * poorly declares `operationId` itself.
  */
 import type { TSchema } from '@sinclair/typebox';
-import type { RouteDef } from '../route.js';
+import type { RouteDef } from '../route-types.js';
 
 export interface OperationShape {
   method: string;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { RequestIdentity } from '../route.js';
+import type { RequestIdentity } from '../route-types.js';
 import type { Deps } from '../../src/core/context.js';
 import { systemNow, type Clock } from '../../src/core/clock.js';
 import { resolveBearerToken } from '../../src/auth/tokens.js';

@@ -6,7 +6,7 @@ import { paginatePage, type Page, type PageInput } from '../core/pagination.js';
 import { isUniqueViolation, scoped } from '../db/tenant-scope.js';
 import { recordAudit } from '../audit/service.js';
 import { conversationMessages } from './events.js';
-import { conversationOut, loadConversation, type ConversationRow } from './conversations.js';
+import { conversationOut, loadConversation, type ConversationRow } from './conversation-rows.js';
 import { announcePresence, offerWaiting, presenceCutoff, presenceStatus, PRESENCE_TTL_SECONDS } from './offering.js';
 import type { Block, BlockCreate, ChatMessage, Conversation, ConversationListQuery, OnlineVisitor, Presence, PresenceInput } from './schemas.js';
 

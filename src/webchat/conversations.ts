@@ -11,6 +11,7 @@ import { applyTicketChanges } from '../tickets/changes.js';
 import { Ticket } from '../tickets/models.js';
 import { Status } from '../vocab/models.js';
 import { emitChatEvent } from './events.js';
+import { announce, conversationOut, loadConversation, type ConversationRow, type VisitorRow } from './conversation-rows.js';
 import { offerWaiting, onlineAgentCount } from './offering.js';
 import type { WidgetRow } from './widgets.js';
 import type { ChatMessage, Conversation } from './schemas.js';
@@ -23,39 +24,6 @@ import type { ChatMessage, Conversation } from './schemas.js';
  * and reports see chat like any channel. What the visitor and the console see line by line is
  * kept as `message` events (events.ts), which the visitor's stream replays.
  */
-export interface ConversationRow {
-  tenant_id: string; id: string; widget_id: string; visitor_id: string; status: Conversation['status'];
-  assigned_agent_id: string | null; offered_to_id: string | null; ticket_id: string | null; bot_session_id: string | null;
-  started_at: Date; ended_at: Date | null; last_message_at: Date;
-}
-
-export interface VisitorRow {
-  tenant_id: string; id: string; widget_id: string; name: string | null; email: string | null; token_hash: string;
-  user_id: string | null; online: boolean; last_seen_at: Date; rate_window: Date | null; rate_count: number; created_at: Date;
-}
-
-export async function conversationOut(ctx: Ctx, row: ConversationRow, visitor?: VisitorRow): Promise<Conversation> {
-  const v = visitor ?? await scoped<VisitorRow>(ctx, 'webchat_visitors').where('id', row.visitor_id).first();
-  return {
-    id: row.id, widget_id: row.widget_id, visitor: { id: row.visitor_id, name: v?.name ?? null, email: v?.email ?? null },
-    status: row.status, assigned_agent_id: row.assigned_agent_id, offered_to_id: row.offered_to_id, ticket_id: row.ticket_id,
-    started_at: toRfc3339(row.started_at)!, ended_at: toRfc3339(row.ended_at), last_message_at: toRfc3339(row.last_message_at)!,
-  };
-}
-
-export async function loadConversation(ctx: Ctx, id: string, forUpdate = false): Promise<ConversationRow> {
-  const qb = scoped<ConversationRow>(ctx, 'webchat_conversations').where('id', id);
-  if (forUpdate) qb.forUpdate();
-  const row = await qb.first();
-  if (!row) throw errors.notFound('conversation', id);
-  return row;
-}
-
-/** Announces a conversation's new state to the console. */
-export async function announce(ctx: Ctx, row: ConversationRow, type = 'conversation.updated'): Promise<void> {
-  await emitChatEvent(ctx, 'staff', type, row.id, await conversationOut(ctx, row) as unknown as Record<string, unknown>);
-}
-
 /** One line of the conversation: shown to the visitor (stream) and the console (`message.created`). */
 export async function postLine(
   ctx: Ctx, conversationId: string, from: ChatMessage['from'], authorName: string, text: string, choices: string[] | null = null,

@@ -1,7 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { scoped } from '../db/tenant-scope.js';
 import { emitChatEvent } from './events.js';
-import { announce, type ConversationRow } from './conversations.js';
+import { announce, type ConversationRow } from './conversation-rows.js';
 
 /**
  * Presence and offering (CONTRACT §16).

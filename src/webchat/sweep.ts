@@ -5,7 +5,7 @@ import { listTenants } from '../tenants/service.js';
 import { toRfc3339 } from '../core/clock.js';
 import { emitChatEvent } from './events.js';
 import { announcePresence, offerWaiting, presenceCutoff } from './offering.js';
-import { announce, type ConversationRow } from './conversations.js';
+import { announce, type ConversationRow } from './conversation-rows.js';
 
 /**
  * The `chat-sweep` job, per tenant in one transaction:
