@@ -1,6 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { LicenseRecord } from './models.js';
+import type { Edition } from './license.js';
 
 /**
  * Editions and modules (SPEC "What the service does" 10, CONTRACT §8). A feature is gated either by
@@ -18,8 +19,6 @@ export const FEATURES = {
 } as const satisfies Record<string, { edition: 'enterprise' } | { module: string }>;
 
 export type Feature = keyof typeof FEATURES;
-export const MODULES = ['meetings', 'bi', 'rbac', 'archiver'] as const;
-export type Edition = 'community' | 'enterprise';
 
 export interface Entitlements {
   edition: Edition;

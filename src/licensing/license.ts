@@ -1,13 +1,18 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { errors } from '../core/errors.js';
 import { parseRfc3339 } from '../core/clock.js';
-import { MODULES, type Edition } from './features.js';
 
 /**
  * The licence format (CONTRACT §8): `base64url(JSON payload) + "." + base64url(Ed25519 signature
  * of the first part's ASCII)`. Verification is pure: text, trusted key and time in; the checked
  * payload out, or a 422 on the field `license` whose message says exactly what is wrong.
  */
+
+/** The optional modules a licence may grant, and the editions. */
+export const MODULES = ['meetings', 'bi', 'rbac', 'archiver'] as const;
+export type Edition = 'community' | 'enterprise';
+
+/** A licence's checked payload. */
 export interface LicensePayload {
   license_id: string;
   customer: string;
