@@ -163,7 +163,7 @@ async function main(): Promise<void> {
     const rollStarted = performance.now();
     const rolled = await reportRollup(deps, new Date(END));
     console.log(`report-rollup: ${JSON.stringify(rolled)} in ${((performance.now() - rollStarted) / 1000).toFixed(1)} s`);
-    await deps.db.raw('ANALYZE report_rollup_hours, report_rollup_agent_hours, report_rollup_dirty, report_rollup_state');
+    await deps.db.raw('ANALYZE report_rollup_hours, report_rollup_agent_hours, report_rollup_reply_hours, report_rollup_reply_totals, report_rollup_dirty, report_rollup_state');
 
     const app = await buildApp(deps);
     const year = { from: '2025-11-27T00:00:00Z', to: END };

@@ -114,9 +114,9 @@ const resolved: Rolled = {
  * the reply gaps (prev, at] containing s with at < e, one per conversation under way at s (a GiST
  * probe at the window's start, and at each week's or month's start).
  *
- * By day the run reads the reply gaps alone (replyDays); by local hour of the day and weekday the
- * definition itself: with conversations that go on for days, a probe at each of a year's 365 day
- * starts reads more rows than the replies themselves (docs/reports.md "What is left").
+ * By local day, hour of the day and weekday the run reads reply-buckets.ts: with conversations
+ * that go on for days, a probe at each of a year's 365 day starts would read more rows than the
+ * replies themselves.
  */
 const replies: Rolled = {
   dimensions: ['agent', 'week', 'month', 'channel', 'team', 'priority'],
@@ -131,7 +131,7 @@ const OWN_DIMENSIONS = ['agent', 'day', 'week', 'month'];
  * A reply-gap row's dimension columns: from its ticket, or — when neither the dimension nor a
  * filter needs the ticket — from the row alone, which spares a join to a ticket per row.
  */
-function gapKeys(f: Filters, groupBy: string): { columns: string; join: string; bindings: any[] } {
+export function gapKeys(f: Filters, groupBy: string): { columns: string; join: string; bindings: any[] } {
   if (!hasTicketFilter(f) && OWN_DIMENSIONS.includes(groupBy)) {
     return { columns: 'g.tenant_id, NULL::text, NULL::uuid, g.author_id, NULL::uuid, NULL::uuid', join: '', bindings: [] };
   }
@@ -170,24 +170,6 @@ function replyParts(ctx: Ctx, f: Filters, cov: Coverage, groupBy: string, tz: st
          AND tstzrange(${prev}, g.at, '(]') &< tstzrange(p.s, p.e, '[)') AND g.at < p.e${keys.join}`,
     bindings: [...rolled.bindings, cov.live.starts, cov.live.ends, ctx.tenantId, ...keys.bindings,
       ...startBindings, ctx.tenantId, ...keys.bindings],
-  };
-}
-
-/**
- * agent_replies by local day, from the reply gaps alone (no rollup, no probe): a reply is its
- * ticket's first in its day's part of the window exactly when the ticket's previous reply is
- * before that part's start, the later of the local day's start and the window's. One pass over the
- * window's replies in the gaps' covering index (`report_reply_gaps_at`), and no set of tickets to
- * keep per day as the definition's count(DISTINCT) needs. Columns: at, n, firsts (replies.sums).
- */
-export function replyDays(ctx: Ctx, f: Filters, tz: string): RolledSource {
-  const keys = gapKeys(f, 'day');
-  return {
-    sql: `SELECT g.at, 1 AS n,
-             (g.prev_at IS NULL OR g.prev_at < greatest(date_trunc('day', g.at AT TIME ZONE '${tz}') AT TIME ZONE '${tz}', ?::timestamptz))::int AS firsts
-        FROM report_reply_gaps g${keys.join}
-       WHERE g.tenant_id = ? AND g.at >= ? AND g.at < ?`,
-    bindings: [f.from, ...keys.bindings, ctx.tenantId, f.from, f.to],
   };
 }
 

@@ -1,10 +1,11 @@
 import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { hasTicketFilter, ticketFilter, type Filters } from './filters.js';
-import { ROLLED, replyDays, rolledFor } from './catalog-rollups.js';
+import { ROLLED, rolledFor } from './catalog-rollups.js';
 import { slaOutcomesSql } from './overview.js';
+import { REPLY_BUCKETS, replyBuckets, replyDays, type ReplyBucket } from './reply-buckets.js';
 import { coverage, inReportSnapshot } from './rollup.js';
-import { wholeHourZone } from './volume.js';
+import { dayHoursFit, wholeHourZone } from './zone-offsets.js';
 
 /**
  * The report catalog and `run` (CONTRACT §18): each report is a source of rows (tickets created,
@@ -241,9 +242,16 @@ export function prepareRun(ctx: Ctx, f: Filters, input: RunInput): PreparedRun {
       yield first(rows as Record<string, unknown>[], limit);
       return;
     }
-    if (report!.key === 'agent_replies' && groupBy === 'day') {
-      const q = grouped(replyDays(ctx, f, f.tz), ROLLED.agent_replies!.sums);
-      yield first((await ctx.trx.raw(q.sql, q.bindings)).rows as Record<string, unknown>[], limit);
+    // Distinct tickets by local day, hour or weekday: from the reply rollups in a zone a whole
+    // number of hours off UTC; elsewhere by day from the reply gaps, by hour and weekday the definition.
+    const wholeHours = REPLY_BUCKETS.includes(groupBy) && dayHoursFit(f.tz, f.from, f.to);
+    if (report!.key === 'agent_replies' && (wholeHours || groupBy === 'day')) {
+      const rows = await inReportSnapshot(ctx, async (ctx) => {
+        const q = grouped(wholeHours ? replyBuckets(ctx, f, await coverage(ctx, f.from, f.to), groupBy as ReplyBucket) : replyDays(ctx, f),
+          ROLLED.agent_replies!.sums);
+        return (await ctx.trx.raw(q.sql, q.bindings)).rows;
+      });
+      yield first(rows as Record<string, unknown>[], limit);
       return;
     }
     if (groupBy !== 'ticket') {

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { SYSTEM_ACTOR, type Ctx, type Deps } from '../core/context.js';
 import { inTransaction } from '../db/transaction.js';
 import { listTenants } from '../tenants/service.js';
+import { rollupCounts, rollupTotals } from './reply-firsts.js';
 
 /**
  * Hourly report rollups (docs/reports.md "Rollups"). `report_rollup_hours` holds, per tenant, UTC
@@ -335,6 +336,32 @@ async function rollSlaHours(ctx: Ctx, ranges: Ranges): Promise<void> {
 }
 
 /**
+ * Recomputes the reply rollup rows (`report_rollup_reply_hours`) of the given whole hours: per
+ * hour, team and channel of the reply's ticket, the public staff replies and how many are first of
+ * their local day, UTC hour of the day and local weekday, for each day start 0..25 hours before
+ * the hour (reply-firsts.ts); then their totals per hour (`report_rollup_reply_totals`).
+ */
+async function rollReplyHours(ctx: Ctx, ranges: Ranges): Promise<void> {
+  if (!ranges.starts.length) return;
+  await clearHours(ctx, 'report_rollup_reply_hours', ranges);
+  const counts = rollupCounts('g', 'g.hour');
+  await ctx.trx.raw(`
+    INSERT INTO report_rollup_reply_hours (tenant_id, hour, team_key, channel, replies, day_firsts, hour_firsts, wday_firsts)
+    SELECT ?, g.hour, coalesce(t.team_id, ?::uuid), t.channel, count(*), ${counts.dayFirsts}, ${counts.hourFirsts}, ${counts.wdayFirsts}
+      FROM (SELECT ${hourOf('x.at')} AS hour, x.* FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+              JOIN report_reply_gaps x ON x.tenant_id = ? AND x.at >= r.a AND x.at < r.b) g
+      JOIN tickets t ON t.tenant_id = g.tenant_id AND t.id = g.ticket_id
+     GROUP BY g.hour, t.team_id, t.channel`, [ctx.tenantId, NIL_UUID, ranges.starts, ranges.ends, ctx.tenantId]);
+  await clearHours(ctx, 'report_rollup_reply_totals', ranges);
+  await ctx.trx.raw(`
+    INSERT INTO report_rollup_reply_totals (tenant_id, hour, replies, day_firsts, hour_firsts, wday_firsts)
+    SELECT h.tenant_id, h.hour, ${rollupTotals()}
+      FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+      JOIN report_rollup_reply_hours h ON h.tenant_id = ? AND h.hour >= r.a AND h.hour < r.b
+     GROUP BY h.tenant_id, h.hour`, [ranges.starts, ranges.ends, ctx.tenantId]);
+}
+
+/**
  * Claims (locks) the dirty marks of hours in [from, to), skipping those locked elsewhere: the marks
  * of at most `limit` distinct hours, every mark of each (a mark is one marking statement's row, so
  * an hour changed many times holds many). Only the claimed marks are cleared afterwards.
@@ -382,6 +409,7 @@ async function rollTenant(deps: Deps, tenantId: string, now: Date): Promise<{ ho
       await rollBreachHours(ctx, { starts: [from], ends: [to] });
       await rollSlaHours(ctx, { starts: [from], ends: [to] });
       await rollAttrHours(ctx, { starts: [from], ends: [to] });
+      await rollReplyHours(ctx, { starts: [from], ends: [to] });
       await clearDirty(ctx, claimed.marks);
       await ctx.trx('report_rollup_state').where({ tenant_id: tenantId }).update({ rolled_until: to });
       return Math.round((to.getTime() - from.getTime()) / HOUR_MS);
@@ -400,6 +428,7 @@ async function rollTenant(deps: Deps, tenantId: string, now: Date): Promise<{ ho
       await rollBreachHours(ctx, ranges);
       await rollSlaHours(ctx, ranges);
       await rollAttrHours(ctx, ranges);
+      await rollReplyHours(ctx, ranges);
       await clearDirty(ctx, marks);
       return hours.length;
     });

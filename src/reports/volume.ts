@@ -1,7 +1,7 @@
 import type { Ctx } from '../core/context.js';
-import { DateTime } from 'luxon';
 import { iso, ticketFilter, type Filters } from './filters.js';
 import { coverage, coveredSql, inReportSnapshot, rollupFilter } from './rollup.js';
+import { wholeHourZone } from './zone-offsets.js';
 
 export type Interval = 'day' | 'week' | 'month';
 export const INTERVALS: readonly Interval[] = ['day', 'week', 'month'];
@@ -95,17 +95,4 @@ async function heatmapIn(ctx: Ctx, f: Filters) {
     for (let hour = 0; hour < 24; hour++) cells.push({ weekday, hour, created: counts.get(`${weekday}:${hour}`) ?? 0 });
   }
   return { from: iso(f.from)!, to: iso(f.to)!, tz: f.tz, cells };
-}
-
-/**
- * Whether `tz` is a whole number of hours off UTC all through [from, to) (offsets sampled at both
- * ends and every 12 hours between; an offset lasts months): then every UTC hour lies inside one
- * local hour, and hourly rollups re-bucket exactly. Zones with half- or quarter-hour offsets (India,
- * Nepal, Adelaide, Lord Howe's half-hour DST) are answered live.
- */
-export function wholeHourZone(tz: string, from: Date, to: Date): boolean {
-  for (let t = from.getTime(); ; t = Math.min(t + 12 * 3_600_000, to.getTime())) {
-    if (DateTime.fromMillis(t, { zone: tz }).offset % 60 !== 0) return false;
-    if (t >= to.getTime()) return true;
-  }
 }

@@ -4,7 +4,7 @@ import { grantLicense, licenseKeys } from '../../helpers/license.js';
 import { seedReportFixture } from '../../helpers/report-fixture.js';
 import { runJob } from '../../../src/jobs/runner.js';
 import { uuidv7 } from '../../../src/core/ids.js';
-import { wholeHourZone } from '../../../src/reports/volume.js';
+import { wholeHourZone } from '../../../src/reports/zone-offsets.js';
 
 /**
  * Report rollups are exact at read time (docs/reports.md "Rollups"): on the hand-computed data set
@@ -173,6 +173,25 @@ t.test('reports really read the rollups for whole clean hours', async (t) => {
   const repliesRun = await json(`/reports/run?${new URLSearchParams({ ...windows[0]!, report: 'agent_replies', group_by: 'agent' })}`);
   t.same(repliesRun.rows.find((r: unknown[]) => r[0] === data.agentA.id).slice(2), [3, 102], 'agent_replies runs read the pair rollups');
   await db('report_rollup_agent_hours').where(replyHour).decrement('reply_tickets', 100);
+  // Anna's reply on T1 at 23:30 UTC on the 23rd: bend its hour's reply rollups (the totals, and
+  // the row of T1's channel, no team) and the runs by day, hour and weekday follow.
+  const bendReplies = (table: string, by: number) => db.raw(`
+    UPDATE ${table} SET replies = replies + ?, hour_firsts = hour_firsts + ?,
+           day_firsts = ARRAY(SELECT v + ? FROM unnest(day_firsts) WITH ORDINALITY AS a(v, i) ORDER BY i),
+           wday_firsts = ARRAY(SELECT v + ? FROM unnest(wday_firsts) WITH ORDINALITY AS a(v, i) ORDER BY i)
+     WHERE tenant_id = ? AND hour = '2026-10-23T23:00:00Z'`, [by, by, by, by, tenant.id]);
+  const t1 = await db('tickets').where({ tenant_id: tenant.id, id: data.T1 }).first('channel');
+  for (const filter of [{}, { channel: t1.channel }]) {
+    const table = Object.keys(filter).length ? 'report_rollup_reply_hours' : 'report_rollup_reply_totals';
+    for (const [group_by, k] of [['day', '2026-10-23T00:00:00.000Z'], ['hour', 23], ['weekday', 4]] as const) {
+      const path = `/reports/run?${new URLSearchParams({ ...windows[0]!, report: 'agent_replies', group_by, tz: 'UTC', ...filter })}`;
+      const before = (await json(path)).rows.find((r: unknown[]) => r[0] === k);
+      t.equal((await bendReplies(table, 100)).rowCount, 1);
+      const after = (await json(path)).rows.find((r: unknown[]) => r[0] === k);
+      await bendReplies(table, -100);
+      t.same(after.slice(1), [before[1] + 100, before[2] + 100], `agent_replies by ${group_by} reads ${table}`);
+    }
+  }
   const day = await json(`/reports/volume?${new URLSearchParams({ ...windows[0]!, tz: 'Europe/Berlin', interval: 'day' })}`);
   t.equal(day.series[1].created, 102, 'Berlin Sunday 25 October: T2 (bent by 100) and T3');
   const kolkata = await json(`/reports/volume?${new URLSearchParams({ ...windows[0]!, tz: 'Asia/Kolkata', interval: 'month' })}`);
@@ -259,6 +278,13 @@ t.test('agent_replies by day, local hour and weekday count a ticket once across 
   // T1 a day before its first reply, in the same hour (23:10 UTC on the 22nd; it was first
   // replied to at 23:30 UTC on the 23rd): a reply inserted before all the ticket's others.
   await db('messages').insert(reply(data.T1, data.agentA, '2026-10-22T23:10:00Z'));
+  // T3 twice in the 25th hour of Berlin's fold day (22:05 and 22:35 UTC, 23:xx CET), after the
+  // change: the day's hours from its start run to 24.
+  await db('messages').insert(reply(data.T3, data.agentA, '2026-10-25T22:05:00Z'));
+  await db('messages').insert(reply(data.T3, data.agentA, '2026-10-25T22:35:00Z'));
+  // T0 at 23:30 UTC on the 25th: in Antarctica/Troll (back two hours that day) its first reply of
+  // the day, in the day's 26th hour.
+  await db('messages').insert(reply(data.T0, data.agentB, '2026-10-25T23:30:00Z'));
   const october = windows[2]!;
   const run = (group_by: string, tz: string, extra: Record<string, string> = {}) =>
     `/reports/run?${new URLSearchParams({ ...october, report: 'agent_replies', group_by, tz, ...extra })}`;
@@ -282,30 +308,69 @@ t.test('agent_replies by day, local hour and weekday count a ticket once across 
   t.same(row(run('hour', 'Europe/Berlin'), 11), [11, 2, 1], 'T4 at 11:xx on two days, one ticket');
   t.same(row(run('hour', 'UTC'), 11), [11, 2, 1], 'T0 at 11:xx UTC a week apart, one ticket');
   t.same(row(run('weekday', 'Europe/Berlin'), 2), [2, 2, 1], 'T0 on two Wednesdays, one ticket');
-  t.same(row(run('hour', 'UTC'), 23), [23, 3, 2], 'UTC 23:xx: T1 on the 22nd and 23rd, T3 on the 25th');
-  // By day the run reads the reply gaps (replyDays): against the definition itself, count(DISTINCT)
-  // over the replies, for whole and partial first days (windows[1] starts at 22:15 UTC).
-  const definition = async (w: { from: string; to: string }, tz: string) => (await db.raw(
+  t.same(row(run('weekday', 'Europe/Berlin'), 6), [6, 5, 2], 'Sunday the 25th: T2 twice in the fold, T3 three times in its 25th hour (22:05, 22:35, 22:40 UTC), two tickets');
+  t.same(row(run('hour', 'UTC'), 23), [23, 4, 3], 'UTC 23:xx: T1 on the 22nd and 23rd, T3 and T0 on the 25th');
+  // Against the definition itself, count(DISTINCT) over the replies, by day, hour and weekday, in
+  // five zones, for windows whose first day is whole or partial.
+  const BUCKETS: Record<string, (tz: string) => string> = {
+    day: (tz) => `date_trunc('day', created_at AT TIME ZONE '${tz}')`,
+    hour: (tz) => `extract(hour FROM created_at AT TIME ZONE '${tz}')`,
+    weekday: (tz) => `extract(isodow FROM created_at AT TIME ZONE '${tz}')`,
+  };
+  const definition = async (w: { from: string; to: string }, tz: string, by: string, teamId?: string) => (await db.raw(
     `SELECT count(*)::int AS n, count(DISTINCT ticket_id)::int AS tickets FROM messages
       WHERE tenant_id = ? AND is_agent AND NOT is_private AND created_at >= ? AND created_at < ?
-      GROUP BY date_trunc('day', created_at AT TIME ZONE '${tz}') ORDER BY date_trunc('day', created_at AT TIME ZONE '${tz}')`,
-    [tenant.id, w.from, w.to])).rows.map((r: { n: number; tickets: number }) => [r.n, r.tickets]);
+        ${teamId ? 'AND ticket_id IN (SELECT id FROM tickets WHERE tenant_id = messages.tenant_id AND team_id = ?)' : ''}
+      GROUP BY ${BUCKETS[by]!(tz)} ORDER BY ${BUCKETS[by]!(tz)}`,
+    [tenant.id, w.from, w.to, ...(teamId ? [teamId] : [])])).rows.map((r: { n: number; tickets: number }) => [r.n, r.tickets]);
   // From 01:00 UTC on the 25th: between T2's two replies of that day (00:40 and 01:20), so T2's
   // ticket counts on the 25th through its second, whose previous reply lies before the window.
   const midDay = { from: '2026-10-25T01:00:00.000Z', to: '2026-10-26T00:00:00.000Z' };
+  // From the 23rd at 23:20 UTC: between T1's replies on the 22nd and 23rd, both at 23:xx UTC.
+  const afterRepeat = { from: '2026-10-22T23:20:00.000Z', to: '2026-11-01T00:00:00.000Z' };
   t.same((await json(`/reports/run?${new URLSearchParams({ ...midDay, report: 'agent_replies', group_by: 'day', tz: 'UTC' })}`)).rows.map((r: unknown[]) => r.slice(1)),
-    [[3, 2]], 'by hand: T2 at 01:20, T3 at 22:40 and 23:00 on the 25th: three replies, two tickets');
-  for (const w of [october, windows[1]!, midDay]) {
-    for (const tz of ['Europe/Berlin', 'UTC', 'America/New_York', 'Asia/Kolkata']) {
-      const path = `/reports/run?${new URLSearchParams({ ...w, report: 'agent_replies', group_by: 'day', tz })}`;
-      t.same((await json(path)).rows.map((r: unknown[]) => r.slice(1)), await definition(w, tz), `by day in ${tz} from ${w.from}: the definition's figures`);
+    [[6, 3]], 'by hand: T2 at 01:20, T3 at 22:05, 22:35, 22:40 and 23:00, T0 at 23:30 on the 25th: six replies, three tickets');
+  const againstDefinition = async (when: string) => {
+    for (const w of [october, windows[1]!, midDay, afterRepeat, Object.fromEntries(between) as { from: string; to: string }]) {
+      // Troll goes back two hours on Berlin's fold day (a 26-hour day); Kolkata is off the whole hour.
+      for (const tz of ['Europe/Berlin', 'UTC', 'America/New_York', 'Asia/Kolkata', 'Antarctica/Troll']) {
+        for (const by of ['day', 'hour', 'weekday']) {
+          const path = `/reports/run?${new URLSearchParams({ ...w, report: 'agent_replies', group_by: by, tz })}`;
+          t.same((await json(path)).rows.map((r: unknown[]) => r.slice(1)), await definition(w, tz, by), `${when}: by ${by} in ${tz} from ${w.from}, the definition's figures`);
+          t.same((await json(`${path}&team_id=${data.teamX}`)).rows.map((r: unknown[]) => r.slice(1)), await definition(w, tz, by, data.teamX),
+            `${when}: by ${by} in ${tz} from ${w.from} for one team, the definition's figures`);
+        }
+      }
     }
-  }
-
+  };
+  await againstDefinition('dirty hours read live');
   t.same(await read(), expected, 'dirty hours read live: the same figures');
   const job = await runJob(env.deps, 'report-rollup', { now: NOW });
   t.ok((job.result as { dirty_recomputed: number }).dirty_recomputed > 0);
   t.same(await read(), expected, 'read from the rolled-up hours: the same figures');
+  await againstDefinition('from the rolled-up hours');
+
+  // A reply written before rolled-up ones changes their flags: their hours are dirty until the job.
+  const spot = async (when: string) => {
+    for (const tz of ['Europe/Berlin', 'UTC']) {
+      for (const by of ['day', 'hour', 'weekday']) {
+        const path = `/reports/run?${new URLSearchParams({ ...october, report: 'agent_replies', group_by: by, tz })}`;
+        t.same((await json(path)).rows.map((r: unknown[]) => r.slice(1)), await definition(october, tz, by), `${when}: by ${by} in ${tz}, the definition's figures`);
+      }
+    }
+  };
+  // T4 at 23:30 UTC on the 26th: its reply at 10:30 UTC on the 27th now follows one on the same
+  // Berlin day (its previous reply changes, and is not null before or after).
+  await db('messages').insert(reply(data.T4, data.agentB, '2026-10-26T23:30:00Z'));
+  await spot('a reply before a rolled-up one, its previous reply changed');
+  await runJob(env.deps, 'report-rollup', { now: NOW });
+  await spot('after the job');
+  // T4 at 10:05 UTC on Tuesday the 20th: its reply on Tuesday the 27th keeps its previous reply
+  // (the 26th's) but is no longer the ticket's first on a Tuesday: only its earlier hours change.
+  await db('messages').insert(reply(data.T4, data.agentB, '2026-10-20T10:05:00Z'));
+  await spot('a reply a week before a rolled-up one, its earlier hours changed');
+  await runJob(env.deps, 'report-rollup', { now: NOW });
+  await spot('after the job again');
 });
 
 t.test('a change at or after rolled_until needs no rollup: the hours are live until the next run', async (t) => {
