@@ -3,7 +3,7 @@ import { errors } from '../core/errors.js';
 import { hasTicketFilter, ticketFilter, type Filters } from './filters.js';
 import { ROLLED, rolledFor } from './catalog-rollups.js';
 import { slaOutcomesSql } from './overview.js';
-import { REPLY_BUCKETS, replyBuckets, replyDays, type ReplyBucket } from './reply-buckets.js';
+import { REPLY_BUCKETS, replyBuckets, replyDays, replyWeeksRolled, type ReplyBucket } from './reply-buckets.js';
 import { coverage, inReportSnapshot } from './rollup.js';
 import { dayHoursFit, wholeHourZone } from './zone-offsets.js';
 
@@ -232,23 +232,25 @@ export function prepareRun(ctx: Ctx, f: Filters, input: RunInput): PreparedRun {
   const first = (rows: Record<string, unknown>[], limit: number) => rows.slice(0, Number.isFinite(limit) ? limit : undefined).map(toRow);
 
   async function* pages(limit = Number.POSITIVE_INFINITY): AsyncGenerator<Cell[][]> {
-    if (rolled) {
+    // Distinct tickets by local day, hour, weekday (and week without a filter): from the reply
+    // rollups in a zone a whole number of hours off UTC; elsewhere by day from the reply gaps, by
+    // hour and weekday the definition, by week the rollups and probes at each week's start.
+    const replyBucket = report!.key === 'agent_replies' && (REPLY_BUCKETS.includes(groupBy) || replyWeeksRolled(groupBy, f));
+    const wholeHours = replyBucket && dayHoursFit(f.tz, f.from, f.to);
+    if (wholeHours || (replyBucket && groupBy === 'day')) {
       const rows = await inReportSnapshot(ctx, async (ctx) => {
-        const cov = await coverage(ctx, f.from, f.to, timeLike ? wholeHourZone(f.tz, f.from, f.to) : true);
-        // With no rolled-up hour to read, the run is the definition itself, read live.
-        const q = cov.lo < cov.hi || report!.key !== 'agent_replies' ? grouped(rolled.source(ctx, f, cov, groupBy, f.tz), rolled.sums) : grouped(source, metrics);
+        const q = grouped(wholeHours ? replyBuckets(ctx, f, await coverage(ctx, f.from, f.to), groupBy as ReplyBucket) : replyDays(ctx, f),
+          ROLLED.agent_replies!.sums);
         return (await ctx.trx.raw(q.sql, q.bindings)).rows;
       });
       yield first(rows as Record<string, unknown>[], limit);
       return;
     }
-    // Distinct tickets by local day, hour or weekday: from the reply rollups in a zone a whole
-    // number of hours off UTC; elsewhere by day from the reply gaps, by hour and weekday the definition.
-    const wholeHours = REPLY_BUCKETS.includes(groupBy) && dayHoursFit(f.tz, f.from, f.to);
-    if (report!.key === 'agent_replies' && (wholeHours || groupBy === 'day')) {
+    if (rolled) {
       const rows = await inReportSnapshot(ctx, async (ctx) => {
-        const q = grouped(wholeHours ? replyBuckets(ctx, f, await coverage(ctx, f.from, f.to), groupBy as ReplyBucket) : replyDays(ctx, f),
-          ROLLED.agent_replies!.sums);
+        const cov = await coverage(ctx, f.from, f.to, timeLike ? wholeHourZone(f.tz, f.from, f.to) : true);
+        // With no rolled-up hour to read, the run is the definition itself, read live.
+        const q = cov.lo < cov.hi || report!.key !== 'agent_replies' ? grouped(rolled.source(ctx, f, cov, groupBy, f.tz), rolled.sums) : grouped(source, metrics);
         return (await ctx.trx.raw(q.sql, q.bindings)).rows;
       });
       yield first(rows as Record<string, unknown>[], limit);

@@ -1,14 +1,14 @@
 import type { Ctx } from '../core/context.js';
 import { gapKeys, type RolledSource } from './catalog-rollups.js';
 import { hasTicketFilter, type Filters } from './filters.js';
-import { firstOfDay, firstOfHour, firstOfWeekday, hoursInto, localDayStart } from './reply-firsts.js';
+import { firstOfHour, firstOfWeekday, firstSince, hoursInto, localDayStart } from './reply-firsts.js';
 import { rollupFilter, type Coverage } from './rollup.js';
 import { offsetChanges } from './zone-offsets.js';
 
 /**
- * `agent_replies` by local day, local hour of the day and local weekday (docs/reports.md "Distinct
- * tickets by day, hour and weekday"): the distinct tickets replied to in each bucket, exact, from
- * the hourly reply rollups.
+ * `agent_replies` by local day, local hour of the day, local weekday and (without a filter) local
+ * week (docs/reports.md "Distinct tickets by day, hour and weekday"): the distinct tickets replied
+ * to in each bucket, exact, from the hourly reply rollups.
  *
  * Every reply carries a flag, "first of its ticket in its bucket" (reply-firsts.ts), computed from
  * the ticket's earlier replies. For a ticket whose replies up to the window's end all lie in the
@@ -21,26 +21,31 @@ import { offsetChanges } from './zone-offsets.js';
  * per such instant on the reply gaps; their flags are taken back and their buckets counted one by
  * one. Columns: at, n, firsts (the `agent_replies` sums).
  */
-export type ReplyBucket = 'day' | 'hour' | 'weekday';
+export type ReplyBucket = 'day' | 'hour' | 'weekday' | 'week';
 export const REPLY_BUCKETS: readonly string[] = ['day', 'hour', 'weekday'];
+/** By local week only the totals are rolled (170 flags an hour): runs without a filter. */
+export const replyWeeksRolled = (groupBy: string, f: Filters) => groupBy === 'week' && !hasTicketFilter(f);
 
 /** The bucket of an instant, as the catalog's dimension names it (its group key). */
 const bucketOf = (at: string, tz: string, by: ReplyBucket) => ({
   day: `date_trunc('day', ${at} AT TIME ZONE '${tz}')`,
   hour: `extract(hour FROM ${at} AT TIME ZONE '${tz}')`,
   weekday: `extract(isodow FROM ${at} AT TIME ZONE '${tz}')`,
+  week: `date_trunc('week', ${at} AT TIME ZONE '${tz}')`,
 })[by];
 
 /** A reply row's flag, evaluated with its own local day start. */
 function flag(g: string, tz: string, by: ReplyBucket): string {
   const dayStart = localDayStart(`${g}.at`, tz);
-  if (by === 'day') return firstOfDay(g, dayStart);
+  if (by === 'day') return firstSince(g, dayStart);
+  if (by === 'week') return firstSince(g, localDayStart(`${g}.at`, tz, 'week'));
   if (by === 'hour') return firstOfHour(g);
   return firstOfWeekday(g, dayStart, hoursInto(`${g}.at`, dayStart));
 }
 
-/** The rolled-up flags of the rows `h` of an hour `hr`: by day and weekday, those for its hours `hr.j` from the local day's start. */
-const rolledFlags = (by: ReplyBucket) => (by === 'hour' ? 'h.hour_firsts' : `${by === 'day' ? 'h.day_firsts' : 'h.wday_firsts'}[hr.j + 1]`);
+/** The rolled-up flags of the rows `h` of an hour `hr`: but by hour, those for its hours `hr.j` from the local day's (week's) start. */
+const rolledFlags = (by: ReplyBucket) =>
+  (by === 'hour' ? 'h.hour_firsts' : `${{ day: 'h.day_firsts', weekday: 'h.wday_firsts', week: 'h.week_firsts' }[by]}[hr.j + 1]`);
 
 /**
  * The rows of a run in a zone a whole number of hours off UTC all through the window (the rollups
@@ -48,16 +53,18 @@ const rolledFlags = (by: ReplyBucket) => (by === 'hour' ? 'h.hour_firsts' : `${b
  */
 export function replyBuckets(ctx: Ctx, f: Filters, cov: Coverage, by: ReplyBucket): RolledSource {
   const rf = rollupFilter(f);
-  // Without a filter the per-hour totals: a row per hour instead of one per team and channel.
+  // Without a filter the per-hour totals: a row per hour instead of one per team and channel (by
+  // week the only ones kept).
   const filtered = hasTicketFilter(f);
+  if (by === 'week' && filtered) throw new Error('agent_replies by week from rollups needs the totals: no filter');
   const keys = gapKeys(f, 'day');
-  // By day a flag reads only the previous reply, so only the window's start splits a ticket; by
-  // hour and weekday every offset change does too.
-  const splits = [f.from, ...(by === 'day' ? [] : offsetChanges(f.tz, f.from, f.to))];
+  // By day and week a flag reads only the previous reply, so only the window's start splits a
+  // ticket; by hour and weekday every offset change does too.
+  const splits = [f.from, ...(by === 'day' || by === 'week' ? [] : offsetChanges(f.tz, f.from, f.to))];
   return {
     sql: `
       SELECT hr.at, sum(h.replies)::int AS n, sum(${rolledFlags(by)})::int AS firsts
-        FROM (SELECT a.at, ${hoursInto('a.at', localDayStart('a.at', f.tz))} AS j
+        FROM (SELECT a.at, ${hoursInto('a.at', localDayStart('a.at', f.tz, by === 'week' ? 'week' : 'day'))} AS j
                 FROM (SELECT ?::timestamptz + i * interval '1 hour' AS at FROM generate_series(0, ?::int - 1) AS i) a) hr
         JOIN ${filtered ? 'report_rollup_reply_hours' : 'report_rollup_reply_totals'} h
           ON h.tenant_id = ? AND h.hour = hr.at AND h.hour >= ? AND h.hour < ?${rf.sql}
@@ -97,7 +104,7 @@ export function replyBuckets(ctx: Ctx, f: Filters, cov: Coverage, by: ReplyBucke
 export function replyDays(ctx: Ctx, f: Filters): RolledSource {
   const keys = gapKeys(f, 'day');
   return {
-    sql: `SELECT g.at, 1 AS n, ${firstOfDay('g', `greatest(${localDayStart('g.at', f.tz)}, ?::timestamptz)`)}::int AS firsts
+    sql: `SELECT g.at, 1 AS n, ${firstSince('g', `greatest(${localDayStart('g.at', f.tz)}, ?::timestamptz)`)}::int AS firsts
         FROM report_reply_gaps g${keys.join}
        WHERE g.tenant_id = ? AND g.at >= ? AND g.at < ?`,
     bindings: [f.from, ...keys.bindings, ctx.tenantId, f.from, f.to],

@@ -2,9 +2,9 @@
  * When a public staff reply is its ticket's first in a local bucket (docs/reports.md "Distinct
  * tickets by day, hour and weekday"), as SQL over a `report_reply_gaps` row: `prev_at` is the
  * ticket's previous reply, `earlier_hours` the hours of the week (UTC) of all its earlier ones.
- * The rollup job evaluates these for every local day start a whole number of hours (j = 0..25)
- * before the reply's hour; a read evaluates them with the day start of its zone. Both must agree,
- * so both take them from here.
+ * The rollup job evaluates these for every local day (week) start a whole number of hours
+ * (j = 0..25, 0..169) before the reply's hour; a read evaluates them with the day (week) start of
+ * its zone. Both must agree, so both take them from here.
  */
 
 /**
@@ -13,9 +13,11 @@
  * with a longer day in the window is read another way (zone-offsets.ts `dayHoursFit`).
  */
 export const DAY_HOURS = 26;
+/** Hours from a local week's start to the start of the reply's hour: 0..169 (a 26-hour day in it). */
+export const WEEK_HOURS = 170;
 
-/** First of its local day, the day starting at `dayStart`: no earlier reply since then. */
-export const firstOfDay = (g: string, dayStart: string) => `(${g}.prev_at IS NULL OR ${g}.prev_at < ${dayStart})`;
+/** First of its local day (week), the one starting at `start`: no earlier reply since then. */
+export const firstSince = (g: string, start: string) => `(${g}.prev_at IS NULL OR ${g}.prev_at < ${start})`;
 
 /**
  * First of its UTC hour of the day: no earlier reply at that hour of the day, on any day. In a
@@ -33,8 +35,9 @@ export const firstOfHour = (g: string) =>
 export const firstOfWeekday = (g: string, dayStart: string, hoursIn: string) =>
   `(${g}.prev_at IS NULL OR report_hours_clear(${g}.earlier_hours, report_hour_of_week(${dayStart}), greatest(24, ${hoursIn} + 1)))`;
 
-/** The start of the local day of an instant, in `tz` (a checked zone name). */
-export const localDayStart = (at: string, tz: string) => `(date_trunc('day', ${at} AT TIME ZONE '${tz}') AT TIME ZONE '${tz}')`;
+/** The start of the local day (or `unit`: week) of an instant, in `tz` (a checked zone name). */
+export const localDayStart = (at: string, tz: string, unit: 'day' | 'week' = 'day') =>
+  `(date_trunc('${unit}', ${at} AT TIME ZONE '${tz}') AT TIME ZONE '${tz}')`;
 
 /** Whole hours from `dayStart` to the start of the UTC hour of `at`. */
 export const hoursInto = (at: string, dayStart: string) =>
@@ -48,7 +51,7 @@ export function rollupCounts(g: string, hour: string): { dayFirsts: string; hour
   const js = Array.from({ length: DAY_HOURS }, (_, j) => j);
   const start = (j: number) => `(${hour} - interval '${j} hours')`;
   return {
-    dayFirsts: `ARRAY[${js.map((j) => `count(*) FILTER (WHERE ${firstOfDay(g, start(j))})`).join(', ')}]::int[]`,
+    dayFirsts: `ARRAY[${js.map((j) => `count(*) FILTER (WHERE ${firstSince(g, start(j))})`).join(', ')}]::int[]`,
     hourFirsts: `count(*) FILTER (WHERE ${firstOfHour(g)})::int`,
     wdayFirsts: `ARRAY[${js.map((j) => `count(*) FILTER (WHERE ${firstOfWeekday(g, start(j), String(j))})`).join(', ')}]::int[]`,
   };
@@ -59,3 +62,12 @@ export function rollupTotals(): string {
   const each = (column: string) => `ARRAY[${Array.from({ length: DAY_HOURS }, (_, i) => `sum(h.${column}[${i + 1}])`).join(', ')}]::int[]`;
   return `sum(h.replies)::int, ${each('day_firsts')}, sum(h.hour_firsts)::int, ${each('wday_firsts')}`;
 }
+
+/**
+ * Whole hours from the previous reply to the start of the reply's hour `hour`, rounded up and
+ * capped at WEEK_HOURS (also for no previous reply): the reply is first since a start j hours
+ * before its hour exactly when this exceeds j. The week flags are rolled up from it.
+ */
+export const hoursSincePrevious = (g: string, hour: string) =>
+  `CASE WHEN ${g}.prev_at IS NULL THEN ${WEEK_HOURS}
+        ELSE least(${WEEK_HOURS}, greatest(0, ceil(extract(epoch FROM ${hour} - ${g}.prev_at) / 3600)))::int END`;

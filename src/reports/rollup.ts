@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { SYSTEM_ACTOR, type Ctx, type Deps } from '../core/context.js';
 import { inTransaction } from '../db/transaction.js';
 import { listTenants } from '../tenants/service.js';
-import { rollupCounts, rollupTotals } from './reply-firsts.js';
+import { hoursSincePrevious, rollupCounts, rollupTotals, WEEK_HOURS } from './reply-firsts.js';
 
 /**
  * Hourly report rollups (docs/reports.md "Rollups"). `report_rollup_hours` holds, per tenant, UTC
@@ -339,7 +339,8 @@ async function rollSlaHours(ctx: Ctx, ranges: Ranges): Promise<void> {
  * Recomputes the reply rollup rows (`report_rollup_reply_hours`) of the given whole hours: per
  * hour, team and channel of the reply's ticket, the public staff replies and how many are first of
  * their local day, UTC hour of the day and local weekday, for each day start 0..25 hours before
- * the hour (reply-firsts.ts); then their totals per hour (`report_rollup_reply_totals`).
+ * the hour (reply-firsts.ts); then their totals per hour (`report_rollup_reply_totals`), with the
+ * replies first of their local week for each week start 0..169 hours before the hour.
  */
 async function rollReplyHours(ctx: Ctx, ranges: Ranges): Promise<void> {
   if (!ranges.starts.length) return;
@@ -353,12 +354,33 @@ async function rollReplyHours(ctx: Ctx, ranges: Ranges): Promise<void> {
       JOIN tickets t ON t.tenant_id = g.tenant_id AND t.id = g.ticket_id
      GROUP BY g.hour, t.team_id, t.channel`, [ctx.tenantId, NIL_UUID, ranges.starts, ranges.ends, ctx.tenantId]);
   await clearHours(ctx, 'report_rollup_reply_totals', ranges);
+  // The week flags, per hour: a histogram of the replies' hours since their previous reply (plus
+  // an empty bucket at the cap), each bucket k's replies counted for every j below k — step by
+  // step, the replies from bucket k up filling j from the bucket below k to k - 1.
   await ctx.trx.raw(`
-    INSERT INTO report_rollup_reply_totals (tenant_id, hour, replies, day_firsts, hour_firsts, wday_firsts)
-    SELECT h.tenant_id, h.hour, ${rollupTotals()}
+    WITH since AS MATERIALIZED (
+      SELECT ${hourOf('g.at')} AS hour, ${hoursSincePrevious('g', hourOf('g.at'))} AS k
+        FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
+        JOIN report_reply_gaps g ON g.tenant_id = ? AND g.at >= r.a AND g.at < r.b
+    ), hist AS (
+      SELECT x.hour, x.k, sum(x.n) AS n
+        FROM (SELECT hour, k, 1 AS n FROM since UNION ALL SELECT DISTINCT hour, ${WEEK_HOURS}, 0 FROM since) x
+       GROUP BY x.hour, x.k
+    ), steps AS (
+      SELECT hour, k, sum(n) OVER (PARTITION BY hour ORDER BY k DESC) AS from_k,
+             coalesce(lag(k) OVER (PARTITION BY hour ORDER BY k), 0) AS below
+        FROM hist
+    ), weeks AS (
+      SELECT s.hour, array_agg(s.from_k::int ORDER BY j) AS week_firsts
+        FROM steps s CROSS JOIN LATERAL generate_series(s.below, s.k - 1) AS j
+       GROUP BY s.hour
+    )
+    INSERT INTO report_rollup_reply_totals (tenant_id, hour, replies, day_firsts, hour_firsts, wday_firsts, week_firsts)
+    SELECT h.tenant_id, h.hour, ${rollupTotals()}, w.week_firsts
       FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
       JOIN report_rollup_reply_hours h ON h.tenant_id = ? AND h.hour >= r.a AND h.hour < r.b
-     GROUP BY h.tenant_id, h.hour`, [ranges.starts, ranges.ends, ctx.tenantId]);
+      JOIN weeks w ON w.hour = h.hour
+     GROUP BY h.tenant_id, h.hour, w.week_firsts`, [ranges.starts, ranges.ends, ctx.tenantId, ranges.starts, ranges.ends, ctx.tenantId]);
 }
 
 /**

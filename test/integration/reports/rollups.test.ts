@@ -174,16 +174,18 @@ t.test('reports really read the rollups for whole clean hours', async (t) => {
   t.same(repliesRun.rows.find((r: unknown[]) => r[0] === data.agentA.id).slice(2), [3, 102], 'agent_replies runs read the pair rollups');
   await db('report_rollup_agent_hours').where(replyHour).decrement('reply_tickets', 100);
   // Anna's reply on T1 at 23:30 UTC on the 23rd: bend its hour's reply rollups (the totals, and
-  // the row of T1's channel, no team) and the runs by day, hour and weekday follow.
+  // the row of T1's channel, no team) and the runs by day, hour, weekday and (totals) week follow.
   const bendReplies = (table: string, by: number) => db.raw(`
     UPDATE ${table} SET replies = replies + ?, hour_firsts = hour_firsts + ?,
            day_firsts = ARRAY(SELECT v + ? FROM unnest(day_firsts) WITH ORDINALITY AS a(v, i) ORDER BY i),
            wday_firsts = ARRAY(SELECT v + ? FROM unnest(wday_firsts) WITH ORDINALITY AS a(v, i) ORDER BY i)
-     WHERE tenant_id = ? AND hour = '2026-10-23T23:00:00Z'`, [by, by, by, by, tenant.id]);
+           ${table === 'report_rollup_reply_totals' ? ', week_firsts = ARRAY(SELECT v + ? FROM unnest(week_firsts) WITH ORDINALITY AS a(v, i) ORDER BY i)' : ''}
+     WHERE tenant_id = ? AND hour = '2026-10-23T23:00:00Z'`, [by, by, by, by, ...(table === 'report_rollup_reply_totals' ? [by] : []), tenant.id]);
   const t1 = await db('tickets').where({ tenant_id: tenant.id, id: data.T1 }).first('channel');
   for (const filter of [{}, { channel: t1.channel }]) {
     const table = Object.keys(filter).length ? 'report_rollup_reply_hours' : 'report_rollup_reply_totals';
-    for (const [group_by, k] of [['day', '2026-10-23T00:00:00.000Z'], ['hour', 23], ['weekday', 4]] as const) {
+    const weeks = Object.keys(filter).length ? [] : [['week', '2026-10-19T00:00:00.000Z'] as const];
+    for (const [group_by, k] of [['day', '2026-10-23T00:00:00.000Z'], ['hour', 23], ['weekday', 4], ...weeks] as const) {
       const path = `/reports/run?${new URLSearchParams({ ...windows[0]!, report: 'agent_replies', group_by, tz: 'UTC', ...filter })}`;
       const before = (await json(path)).rows.find((r: unknown[]) => r[0] === k);
       t.equal((await bendReplies(table, 100)).rowCount, 1);
@@ -316,6 +318,7 @@ t.test('agent_replies by day, local hour and weekday count a ticket once across 
     day: (tz) => `date_trunc('day', created_at AT TIME ZONE '${tz}')`,
     hour: (tz) => `extract(hour FROM created_at AT TIME ZONE '${tz}')`,
     weekday: (tz) => `extract(isodow FROM created_at AT TIME ZONE '${tz}')`,
+    week: (tz) => `date_trunc('week', created_at AT TIME ZONE '${tz}')`,
   };
   const definition = async (w: { from: string; to: string }, tz: string, by: string, teamId?: string) => (await db.raw(
     `SELECT count(*)::int AS n, count(DISTINCT ticket_id)::int AS tickets FROM messages
@@ -334,7 +337,7 @@ t.test('agent_replies by day, local hour and weekday count a ticket once across 
     for (const w of [october, windows[1]!, midDay, afterRepeat, Object.fromEntries(between) as { from: string; to: string }]) {
       // Troll goes back two hours on Berlin's fold day (a 26-hour day); Kolkata is off the whole hour.
       for (const tz of ['Europe/Berlin', 'UTC', 'America/New_York', 'Asia/Kolkata', 'Antarctica/Troll']) {
-        for (const by of ['day', 'hour', 'weekday']) {
+        for (const by of ['day', 'hour', 'weekday', 'week']) {
           const path = `/reports/run?${new URLSearchParams({ ...w, report: 'agent_replies', group_by: by, tz })}`;
           t.same((await json(path)).rows.map((r: unknown[]) => r.slice(1)), await definition(w, tz, by), `${when}: by ${by} in ${tz} from ${w.from}, the definition's figures`);
           t.same((await json(`${path}&team_id=${data.teamX}`)).rows.map((r: unknown[]) => r.slice(1)), await definition(w, tz, by, data.teamX),
@@ -353,7 +356,7 @@ t.test('agent_replies by day, local hour and weekday count a ticket once across 
   // A reply written before rolled-up ones changes their flags: their hours are dirty until the job.
   const spot = async (when: string) => {
     for (const tz of ['Europe/Berlin', 'UTC']) {
-      for (const by of ['day', 'hour', 'weekday']) {
+      for (const by of ['day', 'hour', 'weekday', 'week']) {
         const path = `/reports/run?${new URLSearchParams({ ...october, report: 'agent_replies', group_by: by, tz })}`;
         t.same((await json(path)).rows.map((r: unknown[]) => r.slice(1)), await definition(october, tz, by), `${when}: by ${by} in ${tz}, the definition's figures`);
       }
