@@ -182,7 +182,7 @@ t.test('reports really read the rollups for whole clean hours', async (t) => {
            ${table === 'report_rollup_reply_totals' ? ', week_firsts = ARRAY(SELECT v + ? FROM unnest(week_firsts) WITH ORDINALITY AS a(v, i) ORDER BY i)' : ''}
      WHERE tenant_id = ? AND hour = '2026-10-23T23:00:00Z'`, [by, by, by, by, ...(table === 'report_rollup_reply_totals' ? [by] : []), tenant.id]);
   const t1 = await db('tickets').where({ tenant_id: tenant.id, id: data.T1 }).first('channel');
-  for (const filter of [{}, { channel: t1.channel }]) {
+  for (const filter of [{}, { channel: String(t1.channel) }] as Array<Record<string, string>>) {
     const table = Object.keys(filter).length ? 'report_rollup_reply_hours' : 'report_rollup_reply_totals';
     const weeks = Object.keys(filter).length ? [] : [['week', '2026-10-19T00:00:00.000Z'] as const];
     for (const [group_by, k] of [['day', '2026-10-23T00:00:00.000Z'], ['hour', 23], ['weekday', 4], ...weeks] as const) {
