@@ -2,7 +2,7 @@ import type { Ctx } from '../core/context.js';
 import { errors, type FieldProblem } from '../core/errors.js';
 import { toRfc3339 } from '../core/clock.js';
 import { paginatePage, type Page } from '../core/pagination.js';
-import { isUniqueViolation, scoped } from '../db/tenant-scope.js';
+import { isUniqueViolation } from '../db/tenant-scope.js';
 import { recordEvent } from '../events/record.js';
 import { diff, recordAudit } from '../audit/service.js';
 import { OrganizationRecord, UserRecord } from './models.js';
@@ -51,12 +51,6 @@ export async function loadOrganization(ctx: Ctx, id: string): Promise<Organizati
   const row = await OrganizationRecord.findIn(ctx, id);
   if (!row) throw errors.notFound('organization', id);
   return row;
-}
-
-/** The organization of `field` in a body must exist in this tenant: 422 naming the field. */
-export async function assertOrganizationExists(ctx: Ctx, id: string | null | undefined, field = 'organization_id'): Promise<void> {
-  if (id == null) return;
-  if (!(await OrganizationRecord.findIn(ctx, id))) throw errors.invalid(field, 'is not an organization of this tenant');
 }
 
 /** Domains lower-cased and de-duplicated, in the order given (the first is the primary one). */
@@ -166,13 +160,4 @@ export async function listOrganizationMembers(ctx: Ctx, id: string, query: { pag
   await loadOrganization(ctx, id);
   const qb = UserRecord.scoped(ctx).where('users.organization_id', id).orderByRaw('lower(users.name)').orderBy('users.id');
   return paginatePage<UserRecord, User>(query, qb, userOut);
-}
-
-/** The organization whose domains hold the domain of `email`, if any (the automatic link). */
-export async function organizationForEmail(ctx: Ctx, email: string): Promise<string | null> {
-  const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-  if (!domain) return null;
-  // organization_domains (kept by a trigger) answers by its primary key.
-  const row = await scoped<{ organization_id: string }>(ctx, 'organization_domains').where('domain', domain).first('organization_id');
-  return row?.organization_id ?? null;
 }

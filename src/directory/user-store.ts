@@ -2,7 +2,7 @@ import type { Ctx, Role } from '../core/context.js';
 import { AppError, errors } from '../core/errors.js';
 import { isUniqueViolation, scoped } from '../db/tenant-scope.js';
 import { UserRecord } from './models.js';
-import { organizationForEmail } from './organizations.js';
+import { organizationForEmail } from './organization-lookup.js';
 import { assertPasswordPolicy, hashPassword } from '../auth/passwords.js';
 
 /**

@@ -13,7 +13,7 @@ import { forgetCredentialsOnCommit } from '../auth/credential-changes.js';
 import { diff, recordAudit } from '../audit/service.js';
 import { assertEmailsFree, emailConflict, findUser, insertUser, normaliseEmail, type UserRow } from './user-store.js';
 import { recordCustomerEvent } from './customer-events.js';
-import { assertOrganizationExists } from './organizations.js';
+import { assertOrganizationExists } from './organization-lookup.js';
 import { assertSeatAvailable, lockTenant } from './seats.js';
 import { profileProblems, type ProfileFields } from './profile-rules.js';
 import type { User, UserCreate, UserListQuery, UserUpdate } from './user-schemas.js';
