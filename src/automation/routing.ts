@@ -1,7 +1,7 @@
 import type { Actor, Ctx } from '../core/context.js';
 import { isAppError } from '../core/errors.js';
 import { cachedConfig } from '../db/config-cache.js';
-import { recordEvent } from '../events/record.js';
+import { emitTicketRouted } from '../events/emit/ticket-routed.js';
 import { applyTicketChanges, type TicketChangeSet } from '../tickets/changes.js';
 import { compileConditions, matchesConditions } from '../tickets/conditions.js';
 import type { TicketChange } from '../tickets/hooks.js';
@@ -96,12 +96,8 @@ export async function routeTicket(ctx: Ctx, ticket: Ticket, trigger: RoutingTrig
   } finally {
     routing.delete(ctx.trx);
   }
-  const routed = async (rule: RuleRow, target: Record<string, unknown>) => recordEvent(as, {
-    type: 'ticket.routed',
-    subjectType: 'ticket',
-    ticketId: ticket.id,
-    to: String(target.agent_name ?? target.team_name),
-    data: { ticket_id: ticket.id, ticket_number: Number(ticket.ticket_number), trigger_event: trigger, rule_id: rule.id, rule_name: rule.name, ...target },
+  const routed = async (rule: RuleRow, target: { team_id: string; team_name: string } | { agent_id: string; agent_name: string }) => emitTicketRouted(as, {
+    ticket_id: ticket.id, ticket_number: Number(ticket.ticket_number), trigger_event: trigger, rule_id: rule.id, rule_name: rule.name, ...target,
   });
   if (changes.team_id && decided.team) await routed(decided.team.rule, { team_id: decided.team.value.id, team_name: decided.team.value.name });
   if (agent && decided.skill) await routed(decided.skill.rule, { agent_id: agent.id, agent_name: agent.name });

@@ -2,7 +2,7 @@ import type { Ctx } from '../core/context.js';
 import { errors, isAppError } from '../core/errors.js';
 import { toRfc3339 } from '../core/clock.js';
 import { paginateUnbounded, type CursorMeta, type Page } from '../core/pagination.js';
-import { recordEvent } from '../events/record.js';
+import { emitMessageCreated } from '../events/emit/ticket-message.js';
 import { Attachment, Message, Ticket, type Channel } from '../tickets/models.js';
 import { openStatus, statusById } from '../vocab/lookup.js';
 import { htmlToText, sanitizeMessageHtml } from './html.js';
@@ -97,23 +97,16 @@ export async function addMessage(ctx: Ctx, ticketId: string, input: NewMessage):
   });
   const attachments = body_html ? await adoptInlineImages(ctx, message, body_html) : [];
 
-  await recordEvent(ctx, {
-    type: 'ticket.message_created',
-    subjectType: 'ticket',
-    ticketId: ticket.id,
-    subjectId: ticket.id,
-    actor: { id: author.id, name: author.name },
-    data: {
-      ticket_id: ticket.id,
-      ticket_number: Number(ticket.ticket_number),
-      message_id: message.id,
-      author_id: author.id,
-      author_name: author.name,
-      is_agent: author.isAgent,
-      is_private: isPrivate,
-      body,
-      body_html,
-    },
+  await emitMessageCreated(ctx, {
+    ticket_id: ticket.id,
+    ticket_number: Number(ticket.ticket_number),
+    message_id: message.id,
+    author_id: author.id,
+    author_name: author.name,
+    is_agent: author.isAgent,
+    is_private: isPrivate,
+    body,
+    body_html,
   });
 
   const columns: Record<string, unknown> = { updated_at: ctx.now };

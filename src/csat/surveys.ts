@@ -4,7 +4,7 @@ import { errors } from '../core/errors.js';
 import { sha256Hex } from '../core/crypto.js';
 import { toRfc3339 } from '../core/clock.js';
 import { scoped } from '../db/tenant-scope.js';
-import { recordEvent } from '../events/record.js';
+import { emitCsatRatingSubmitted } from '../events/emit/csat.js';
 import type { EventRecord } from '../events/models.js';
 import { getCsatSettings } from './settings.js';
 import { CsatSurvey } from './models.js';
@@ -140,15 +140,9 @@ export async function submitRating(ctx: Ctx, surveyId: string, input: CsatSubmit
   await scoped(ctx, 'tickets').where('id', survey.ticket_id).update({
     csat: JSON.stringify({ score: answer.score, comment: answer.comment, reason: answer.reason, submitted_at: answer.submitted_at }),
   });
-  await recordEvent(ctx, {
-    type: 'ticket.csat_rating_submitted',
-    subjectType: 'ticket',
-    ticketId: survey.ticket_id,
-    to: String(answer.score),
-    // The customer rates through their link, not as a signed-in user.
-    actor: await requesterOf(ctx, survey.ticket_id),
-    data: { ticket_id: survey.ticket_id, score: answer.score, comment: answer.comment, reason: answer.reason, submitted_at: answer.submitted_at },
-  });
+  await emitCsatRatingSubmitted(ctx, {
+    ticket_id: survey.ticket_id, score: answer.score, comment: answer.comment, reason: answer.reason, submitted_at: answer.submitted_at,
+  }, await requesterOf(ctx, survey.ticket_id));
   return answer;
 }
 

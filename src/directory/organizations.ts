@@ -3,7 +3,7 @@ import { errors, type FieldProblem } from '../core/errors.js';
 import { toRfc3339 } from '../core/clock.js';
 import { paginatePage, type Page } from '../core/pagination.js';
 import { isUniqueViolation } from '../db/tenant-scope.js';
-import { recordEvent } from '../events/record.js';
+import { emitOrganizationEvent, type OrganizationSnapshot } from '../events/emit/organization.js';
 import { diff, recordAudit } from '../audit/service.js';
 import { OrganizationRecord, UserRecord } from './models.js';
 import { recordCustomerEvent } from './customer-events.js';
@@ -31,7 +31,7 @@ export function organizationOut(row: OrganizationRecord): Organization {
 }
 
 /** The `organization.created` / `organization.updated` payload of the spec's event table. */
-function organizationSnapshot(row: OrganizationRecord) {
+function organizationSnapshot(row: OrganizationRecord): OrganizationSnapshot {
   const out = organizationOut(row);
   return {
     id: out.id,
@@ -119,7 +119,7 @@ export async function createOrganization(ctx: Ctx, input: OrganizationCreate): P
     created_at: ctx.now,
     updated_at: ctx.now,
   }));
-  await recordEvent(ctx, { type: 'organization.created', subjectType: 'organization', subjectId: row.id, data: organizationSnapshot(row) });
+  await emitOrganizationEvent(ctx, 'organization.created', organizationSnapshot(row));
   await recordAudit(ctx, { action: 'organization.created', resourceType: 'organization', resourceId: row.id, changes: { name, domains } });
   return organizationOut(row);
 }
@@ -139,7 +139,7 @@ export async function updateOrganization(ctx: Ctx, id: string, input: Organizati
   if (!Object.keys(changes).length) return organizationOut(before);
   const [after] = await save(ctx, columns.name as string | undefined, () =>
     OrganizationRecord.scoped(ctx).where('organizations.id', id).patch({ ...columns, updated_at: ctx.now } as Partial<OrganizationRecord>).returning('*'));
-  await recordEvent(ctx, { type: 'organization.updated', subjectType: 'organization', subjectId: id, data: organizationSnapshot(after!) });
+  await emitOrganizationEvent(ctx, 'organization.updated', organizationSnapshot(after!));
   await recordAudit(ctx, { action: 'organization.updated', resourceType: 'organization', resourceId: id, changes });
   return organizationOut(after!);
 }

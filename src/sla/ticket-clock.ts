@@ -1,5 +1,5 @@
 import type { Ctx } from '../core/context.js';
-import { recordEvent } from '../events/record.js';
+import { emitSlaEvent, type SlaEventType } from '../events/emit/sla.js';
 import { scoped } from '../db/tenant-scope.js';
 import { openStatus, statusById, statusList, type StatusRow } from '../vocab/lookup.js';
 import type { TicketChange } from '../tickets/hooks.js';
@@ -37,7 +37,7 @@ export interface SlaState {
   emitted: string[];
 }
 
-const BREACH_EVENTS: Record<TargetName, string> = {
+const BREACH_EVENTS: Record<TargetName, SlaEventType> = {
   first_response: 'ticket.first_response_breached',
   next_response: 'ticket.next_response_breached',
   resolution: 'ticket.sla_breached',
@@ -76,15 +76,7 @@ export async function refreshTicketSla(ctx: Ctx, ticketId: string, state: SlaSta
     emitted.add(keyOf(entry));
     announced.push(entry);
     const due = iso(entry.due_at);
-    await recordEvent(ctx, {
-      type: entry.kind === 'warning' ? 'ticket.sla_warning' : BREACH_EVENTS[entry.target],
-      subjectType: 'ticket',
-      ticketId,
-      from: due,
-      to: null,
-      actor: null,
-      data: { ticket_id: ticketId, target: entry.target, from: due, to: null, at: iso(entry.at), actor_id: null, actor_name: null },
-    });
+    await emitSlaEvent(ctx, entry.kind === 'warning' ? 'ticket.sla_warning' : BREACH_EVENTS[entry.target], { ticketId, target: entry.target, due, at: iso(entry.at) });
   }
   const sla = ticketSla(result);
   await scoped(ctx, 'tickets').where({ id: ticketId }).update({

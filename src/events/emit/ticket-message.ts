@@ -4,18 +4,20 @@ import { recordEvent } from '../record.js';
 /** `ticket.message_created`: a customer reply, an agent reply or a private note. */
 export interface MessageCreatedPayload {
   ticket_id: string;
+  ticket_number: number;
   message_id: string;
   author_id: string | null;
   author_name: string | null;
   is_agent: boolean;
   is_private: boolean;
   body: string;
-  body_html: string;
+  /** Null when the message was written as plain text only. */
+  body_html: string | null;
 }
 
 export async function emitMessageCreated(ctx: Ctx, payload: MessageCreatedPayload): Promise<void> {
   await recordEvent(ctx, {
-    type: 'ticket.message_created', subjectType: 'ticket', ticketId: payload.ticket_id,
+    type: 'ticket.message_created', subjectType: 'ticket', ticketId: payload.ticket_id, subjectId: payload.ticket_id,
     actor: { id: payload.author_id, name: payload.author_name }, data: { ...payload },
   });
 }
