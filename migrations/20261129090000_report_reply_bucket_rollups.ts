@@ -13,8 +13,8 @@ import type { Knex } from 'knex';
  *   replies of the hour and, for each j = 0..25 hours from a local day's start to the hour, how
  *   many of them are first of their day (`day_firsts[j + 1]`) and of their weekday
  *   (`wday_firsts[j + 1]`), and how many are first of their UTC hour of the day (`hour_firsts`).
- *   `report_rollup_reply_totals` holds the same per hour over every team and channel, and the
- *   replies first of their local week for each week start 0..169 hours before the hour.
+ *   `report_rollup_reply_totals` holds the same per hour over every team and channel, the day
+ *   flags as the first entries of the week flags (first since a start 0..169 hours before).
  * - The reply-gap trigger now also keeps `earlier_hours`, and marks dirty the hour of every reply
  *   whose `prev_at` or `earlier_hours` changes (a reply inserted or deleted before it).
  *
@@ -65,13 +65,13 @@ export async function up(knex: Knex): Promise<void> {
       PRIMARY KEY (tenant_id, hour, team_key, channel)
     );
     -- The same per hour over every team and channel, for runs without a filter (a year is 8,760
-    -- rows here, sixteen times as many above), and by local week: week_firsts[j + 1] counts the
-    -- replies first since a week start j = 0..169 hours before the hour.
+    -- rows here, sixteen times as many above). week_firsts[j + 1] counts the replies first since a
+    -- start j = 0..169 hours before the hour: a week's start, or a day's (its first 26 entries are
+    -- day_firsts, so the totals keep no day_firsts of their own).
     CREATE TABLE report_rollup_reply_totals (
       tenant_id   uuid NOT NULL REFERENCES tenants (id) ON DELETE CASCADE,
       hour        timestamptz NOT NULL,
       replies     integer NOT NULL,
-      day_firsts  integer[] NOT NULL,
       hour_firsts integer NOT NULL,
       wday_firsts integer[] NOT NULL,
       week_firsts integer[] NOT NULL,

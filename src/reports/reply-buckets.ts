@@ -43,9 +43,15 @@ function flag(g: string, tz: string, by: ReplyBucket): string {
   return firstOfWeekday(g, dayStart, hoursInto(`${g}.at`, dayStart));
 }
 
-/** The rolled-up flags of the rows `h` of an hour `hr`: but by hour, those for its hours `hr.j` from the local day's (week's) start. */
-const rolledFlags = (by: ReplyBucket) =>
-  (by === 'hour' ? 'h.hour_firsts' : `${{ day: 'h.day_firsts', weekday: 'h.wday_firsts', week: 'h.week_firsts' }[by]}[hr.j + 1]`);
+/**
+ * The rolled-up flags of the rows `h` of an hour `hr`: but by hour, those for its hours `hr.j` from
+ * the local day's (week's) start. The totals' day flags are the first entries of their week flags.
+ */
+function rolledFlags(by: ReplyBucket, totals: boolean): string {
+  if (by === 'hour') return 'h.hour_firsts';
+  const column = { day: totals ? 'h.week_firsts' : 'h.day_firsts', weekday: 'h.wday_firsts', week: 'h.week_firsts' }[by];
+  return `${column}[hr.j + 1]`;
+}
 
 /**
  * The rows of a run in a zone a whole number of hours off UTC all through the window (the rollups
@@ -63,7 +69,7 @@ export function replyBuckets(ctx: Ctx, f: Filters, cov: Coverage, by: ReplyBucke
   const splits = [f.from, ...(by === 'day' || by === 'week' ? [] : offsetChanges(f.tz, f.from, f.to))];
   return {
     sql: `
-      SELECT hr.at, sum(h.replies)::int AS n, sum(${rolledFlags(by)})::int AS firsts
+      SELECT hr.at, sum(h.replies)::int AS n, sum(${rolledFlags(by, !filtered)})::int AS firsts
         FROM (SELECT a.at, ${hoursInto('a.at', localDayStart('a.at', f.tz, by === 'week' ? 'week' : 'day'))} AS j
                 FROM (SELECT ?::timestamptz + i * interval '1 hour' AS at FROM generate_series(0, ?::int - 1) AS i) a) hr
         JOIN ${filtered ? 'report_rollup_reply_hours' : 'report_rollup_reply_totals'} h

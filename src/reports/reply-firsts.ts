@@ -57,16 +57,20 @@ export function rollupCounts(g: string, hour: string): { dayFirsts: string; hour
   };
 }
 
-/** The totals of rollup rows `h` (one hour's teams and channels): every count summed, the arrays element by element. */
+/**
+ * The totals of rollup rows `h` (one hour's teams and channels): replies, hour flags and weekday
+ * flags summed, the arrays element by element (the day flags come with the week flags).
+ */
 export function rollupTotals(): string {
-  const each = (column: string) => `ARRAY[${Array.from({ length: DAY_HOURS }, (_, i) => `sum(h.${column}[${i + 1}])`).join(', ')}]::int[]`;
-  return `sum(h.replies)::int, ${each('day_firsts')}, sum(h.hour_firsts)::int, ${each('wday_firsts')}`;
+  const wday = `ARRAY[${Array.from({ length: DAY_HOURS }, (_, i) => `sum(h.wday_firsts[${i + 1}])`).join(', ')}]::int[]`;
+  return `sum(h.replies)::int, sum(h.hour_firsts)::int, ${wday}`;
 }
 
 /**
  * Whole hours from the previous reply to the start of the reply's hour `hour`, rounded up and
  * capped at WEEK_HOURS (also for no previous reply): the reply is first since a start j hours
- * before its hour exactly when this exceeds j. The week flags are rolled up from it.
+ * before its hour exactly when this exceeds j (`firstSince`). The totals' week flags, whose first
+ * DAY_HOURS entries are the day flags, are rolled up from it.
  */
 export const hoursSincePrevious = (g: string, hour: string) =>
   `CASE WHEN ${g}.prev_at IS NULL THEN ${WEEK_HOURS}

@@ -375,7 +375,7 @@ async function rollReplyHours(ctx: Ctx, ranges: Ranges): Promise<void> {
         FROM steps s CROSS JOIN LATERAL generate_series(s.below, s.k - 1) AS j
        GROUP BY s.hour
     )
-    INSERT INTO report_rollup_reply_totals (tenant_id, hour, replies, day_firsts, hour_firsts, wday_firsts, week_firsts)
+    INSERT INTO report_rollup_reply_totals (tenant_id, hour, replies, hour_firsts, wday_firsts, week_firsts)
     SELECT h.tenant_id, h.hour, ${rollupTotals()}, w.week_firsts
       FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
       JOIN report_rollup_reply_hours h ON h.tenant_id = ? AND h.hour >= r.a AND h.hour < r.b

@@ -177,10 +177,9 @@ t.test('reports really read the rollups for whole clean hours', async (t) => {
   // the row of T1's channel, no team) and the runs by day, hour, weekday and (totals) week follow.
   const bendReplies = (table: string, by: number) => db.raw(`
     UPDATE ${table} SET replies = replies + ?, hour_firsts = hour_firsts + ?,
-           day_firsts = ARRAY(SELECT v + ? FROM unnest(day_firsts) WITH ORDINALITY AS a(v, i) ORDER BY i),
+           ${table === 'report_rollup_reply_totals' ? 'week_firsts' : 'day_firsts'} = ARRAY(SELECT v + ? FROM unnest(${table === 'report_rollup_reply_totals' ? 'week_firsts' : 'day_firsts'}) WITH ORDINALITY AS a(v, i) ORDER BY i),
            wday_firsts = ARRAY(SELECT v + ? FROM unnest(wday_firsts) WITH ORDINALITY AS a(v, i) ORDER BY i)
-           ${table === 'report_rollup_reply_totals' ? ', week_firsts = ARRAY(SELECT v + ? FROM unnest(week_firsts) WITH ORDINALITY AS a(v, i) ORDER BY i)' : ''}
-     WHERE tenant_id = ? AND hour = '2026-10-23T23:00:00Z'`, [by, by, by, by, ...(table === 'report_rollup_reply_totals' ? [by] : []), tenant.id]);
+     WHERE tenant_id = ? AND hour = '2026-10-23T23:00:00Z'`, [by, by, by, by, tenant.id]);
   const t1 = await db('tickets').where({ tenant_id: tenant.id, id: data.T1 }).first('channel');
   for (const filter of [{}, { channel: String(t1.channel) }] as Array<Record<string, string>>) {
     const table = Object.keys(filter).length ? 'report_rollup_reply_hours' : 'report_rollup_reply_totals';
