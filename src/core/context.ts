@@ -43,6 +43,13 @@ export interface Deps {
    * transaction (ticket numbers: src/tickets/numbering.ts). Optional: without it they stay in it.
    */
   counters?: Knex;
+  /**
+   * A small pool for the event publisher's runs (src/events/publisher.ts). Every answered write
+   * waits for a run, so a run must not queue behind the requests waiting for \`db\`: on the main pool
+   * it did, and that capped a tenant's creates at ~200/s with the daemon a third idle. Optional:
+   * without it the runs use \`db\`.
+   */
+  publisher?: Knex;
 }
 
 /**

@@ -6,11 +6,16 @@ export type { Knex };
 // bigint (count(*), sums) stays a string on purpose: convert deliberately where it is read.
 // timestamptz arrives as a Date; numeric stays a string.
 
-/** A knex instance on PostgreSQL. `max` is the pool size (a job worker needs few connections). */
-export function createDb(connectionString: string, options: { max?: number } = {}): Knex {
+/**
+ * A knex instance on PostgreSQL. `max` is the pool size (a job worker needs few connections).
+ * `asyncCommit` makes the pool's commits return before their WAL is flushed (PostgreSQL's
+ * `synchronous_commit = off`): only for statements whose loss in a crash is harmless, see
+ * src/tickets/numbering.ts.
+ */
+export function createDb(connectionString: string, options: { max?: number; asyncCommit?: boolean } = {}): Knex {
   return knexFactory({
     client: 'pg',
-    connection: { connectionString, application_name: 'helpdesk' },
+    connection: { connectionString, application_name: 'helpdesk', ...(options.asyncCommit ? { options: '-c synchronous_commit=off' } : {}) },
     pool: { min: 0, max: options.max ?? 10 },
     acquireConnectionTimeout: 10_000,
   });

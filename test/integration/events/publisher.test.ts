@@ -6,6 +6,7 @@ import { SYSTEM_ACTOR } from '../../../src/core/context.js';
 import { closeDeps, createDeps } from '../../../src/core/deps.js';
 import { createLogger } from '../../../src/core/logging.js';
 import { inTransaction } from '../../../src/db/transaction.js';
+import { publishEvents } from '../../../src/events/publisher.js';
 import { recordEvent } from '../../../src/events/record.js';
 import { findJob } from '../../../src/jobs/registry.js';
 import { runJob } from '../../../src/jobs/runner.js';
@@ -98,8 +99,10 @@ t.test('writers commit without the publisher lock, and many commits share one pu
   const a = await tenantFixture(env);
   const runs: string[] = [];
   const count = (q: { sql: string }) => { if (q.sql.includes('events_publish_pending')) runs.push(q.sql); };
-  env.deps.db.on('query', count);
-  t.teardown(() => env.deps.db.removeListener('query', count));
+  // The runs go through the publisher's own pool (Deps.publisher).
+  const publisherPool = env.deps.publisher!;
+  publisherPool.on('query', count);
+  t.teardown(() => publisherPool.removeListener('query', count));
 
   // Another session holds the tenant's publisher lock: publisher runs wait, writers must not.
   const holder = new pg.Client({ connectionString: env.databaseUrl });
@@ -121,6 +124,29 @@ t.test('writers commit without the publisher lock, and many commits share one pu
   const rows = await env.deps.db('events').where({ tenant_id: a.id }).whereIn('id', events.map((e) => e.id)).orderBy('seq').select('id', 'seq');
   t.ok(rows.every((r) => r.seq !== null), 'all numbered when their writers return');
   t.same(rows.map((r) => r.id), [...events.map((e) => e.id)].sort(), 'one run numbers in id order');
+});
+
+t.test('a write is published while every connection of the main pool is taken', async (t) => {
+  // Under load every connection of the main pool is in a transaction and more requests wait for
+  // one; a publisher run queued behind them held every answered write back (docs/performance.md).
+  const env = await testApp(t);
+  const a = await tenantFixture(env);
+  const event = await commitEvent(env.deps, a.id);
+  await env.deps.db('events').where({ id: event.id }).update({ seq: null });
+  // The test app's pool has 5 connections: all of them busy for 3 s, and one more request waiting.
+  // (A knex query runs once it is awaited: `then` starts each one now.)
+  const busy = Array.from({ length: 6 }, () => env.deps.db.raw('SELECT pg_sleep(3)').then(() => undefined));
+  const sleeping = async () => Number((await env.deps.publisher!.raw(
+    "SELECT count(*) AS n FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(3)' AND state = 'active'")).rows[0].n);
+  for (let i = 0; i < 100 && (await sleeping()) < 5; i++) await new Promise((r) => setTimeout(r, 20));
+  t.equal(await sleeping(), 5, 'the main pool is taken');
+  const started = Date.now();
+  await publishEvents(env.deps, a.id);
+  const waited = Date.now() - started;
+  t.ok(waited < 2_000, `the publisher run did not wait for the main pool (${waited} ms)`);
+  const row = await env.deps.publisher!('events').where({ id: event.id }).first('seq');
+  t.not(row.seq, null, 'the event is numbered');
+  await Promise.all(busy);
 });
 
 t.test('the event-publish job numbers what a crashed process left unnumbered, and announces it', async (t) => {

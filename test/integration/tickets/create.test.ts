@@ -101,6 +101,12 @@ t.test('creating tickets', async (t) => {
     t.same(results.map((r) => r.statusCode), Array(12).fill(201));
     const numbers = results.map((r) => r.json().ticket_number).sort((a, b) => a - b);
     t.same(numbers, Array.from({ length: 12 }, (_, i) => i + 1), '1..12, no duplicates, no gaps');
+    // Numbers commit without waiting for the disk (src/tickets/numbering.ts): safe only because the
+    // tickets that carry them, and the events the stream numbers, commit durably.
+    const commitMode = async (db: typeof env.deps.db) => (await db.raw('SHOW synchronous_commit')).rows[0].synchronous_commit;
+    t.equal(await commitMode(env.deps.counters!), 'off', 'the counter pool commits asynchronously');
+    t.equal(await commitMode(env.deps.db), 'on', 'the main pool commits durably');
+    t.equal(await commitMode(env.deps.publisher!), 'on', 'the event publisher commits durably');
   });
 
   await t.test('customers open tickets for themselves only, without staff fields', async (t) => {
