@@ -7,7 +7,7 @@ import { DEFAULT_PAGE_SIZE } from '../core/pagination.js';
 import { Ticket } from './models.js';
 import { applyConditions, compileConditions, parseConditionsParam } from './conditions.js';
 import { ticketVisibility } from './visibility.js';
-import { ticketOut } from './output.js';
+import { TICKET_OUT_COLUMNS, ticketOut } from './output.js';
 import type { TicketListQuery, TicketOut, TicketSort } from './schemas.js';
 
 /**
@@ -89,13 +89,14 @@ export async function listTickets(ctx: Ctx, query: TicketListQuery): Promise<Pag
     return qb;
   };
   const ordered = filtered()
-    .select('tickets.*', Ticket.raw(`${keyText(sort)} as ${KEY_COLUMN}`))
+    .select(...TICKET_OUT_COLUMNS, Ticket.raw(`${keyText(sort)} as ${KEY_COLUMN}`))
     .orderByRaw(`${KEY_SQL[sort]} ${dir}, tickets.id ${dir}`);
 
   if (query.cursor !== undefined) {
     if (query.cursor) afterCursor(ordered, sort, dir, decodeCursor(query.cursor, sort, dir));
     // One row more than asked tells whether another page follows, without counting.
-    const rows = (await ordered.limit(pageSize + 1)) as unknown as Array<Ticket & Record<string, unknown>>;
+    // Plain rows (the knex query objection built): a page needs no model instances.
+    const rows = (await ordered.limit(pageSize + 1).toKnexQuery()) as unknown as Array<Ticket & Record<string, unknown>>;
     const page = rows.slice(0, pageSize);
     return {
       data: page.map(ticketOut),
@@ -106,7 +107,7 @@ export async function listTickets(ctx: Ctx, query: TicketListQuery): Promise<Pag
   // The page form: bounded depth (MAX_PAGE), with a total, and a cursor to continue from.
   const page = query.page ?? 1;
   const [rows, counted] = await Promise.all([
-    ordered.limit(pageSize).offset((page - 1) * pageSize) as unknown as Promise<Array<Ticket & Record<string, unknown>>>,
+    ordered.limit(pageSize).offset((page - 1) * pageSize).toKnexQuery() as unknown as Promise<Array<Ticket & Record<string, unknown>>>,
     filtered().clearSelect().count({ total: '*' }).first() as unknown as Promise<{ total: string } | undefined>,
   ]);
   const total = Number(counted?.total ?? 0);

@@ -6,6 +6,17 @@ import type { TicketOut } from './schemas.js';
 const NO_TARGET = { due_at: null, met_at: null, breached_at: null, status: 'none' } as const;
 export const EMPTY_SLA: TicketSla = { paused: false, first_response: NO_TARGET, next_response: NO_TARGET, resolution: NO_TARGET };
 
+/**
+ * The columns `ticketOut` reads, for reads that only answer with tickets (the list, GET): the
+ * rest of the row is never parsed. `sla_state`, the SLA engine's clock, is ~1 kB of JSON per
+ * ticket that a list page would otherwise parse 25 times and throw away (docs/performance.md).
+ */
+export const TICKET_OUT_COLUMNS = [
+  'id', 'ticket_number', 'subject', 'status_id', 'priority_id', 'type_id', 'requester_id', 'assigned_agent_id', 'team_id',
+  'organization_id', 'channel', 'tags', 'custom_fields', 'summary', 'resolution_code', 'sla_due_at', 'sla', 'first_responded_at',
+  'resolved_at', 'closed_at', 'snoozed_until', 'merged_into_id', 'csat', 'created_at', 'updated_at',
+].map((column) => `tickets.${column}`);
+
 /** A ticket as the API shows it (CONTRACT §5). */
 export function ticketOut(t: Ticket): TicketOut {
   return {

@@ -28,9 +28,11 @@ export async function ticketVisibility(ctx: Ctx): Promise<TicketFilter> {
 }
 
 /** One ticket the actor may see (others, and other tenants' ids, are not found). */
-export async function loadVisibleTicket(ctx: Ctx, id: string, options: { forUpdate?: boolean } = {}): Promise<Ticket> {
+export async function loadVisibleTicket(ctx: Ctx, id: string, options: { forUpdate?: boolean; columns?: readonly string[] } = {}): Promise<Ticket> {
   const visible = await ticketVisibility(ctx);
   const qb = Ticket.scoped(ctx).where('tickets.id', id);
+  // Only these columns (the rest of the returned row is absent), for a read that answers with them.
+  if (options.columns) qb.select(...options.columns);
   visible(qb);
   if (options.forUpdate) qb.forUpdate();
   const [ticket] = await qb.limit(1);

@@ -45,6 +45,17 @@ t.test('listing tickets', async (t) => {
   const list = (query: Record<string, string>, token = admin) => call(env, 'GET', '/tickets', { token, query });
   const conditions = (value: unknown[]) => ({ conditions: JSON.stringify(value) });
 
+  await t.test('a page carries each ticket whole, as GET /tickets/{id} answers it', async (t) => {
+    // Both read only the columns of the representation (src/tickets/output.ts); nothing may go missing.
+    for (const query of [{}, { page: '1' }] as Array<Record<string, string>>) {
+      const data = (await list(query)).json().data as Array<{ id: string; sla: unknown; custom_fields: unknown }>;
+      t.equal(data.length, 3);
+      for (const item of data) t.same(item, (await call(env, 'GET', `/tickets/${item.id}`, { token: admin })).json(), `${JSON.stringify(query)}: ${item.id}`);
+    }
+    const first = (await list({})).json().data.find((d: { id: string }) => d.id === a.id);
+    t.match(first, { custom_fields: { plan: 'pro', purchased: '2024-01-10' }, tags: ['billing'], type_id: type.id, channel: 'email' });
+  });
+
   await t.test('filters', async (t) => {
     t.same(ids(await list({})).sort(), [a.id, b.id, c.id].sort(), "only this tenant's tickets");
     t.same(ids(await list({ status_id: v.status.pending })), [c.id]);
