@@ -19,7 +19,8 @@ const NEXT_NUMBER_SQL = `INSERT INTO ticket_counters (tenant_id, last_number) VA
  *
  * The pool commits asynchronously (`synchronous_commit = off`): the row lock is released as soon
  * as the commit record is in the WAL buffers, not after the disk flush, so the tenant's counter
- * is not limited to one number per flush (that capped creates at ~200/s, docs/performance.md).
+ * is not limited to one number per flush (with 3-7 ms flushes that capped a tenant's creates at
+ * 150-300/s, docs/performance.md).
  * Nothing is lost by it: WAL is flushed in order, so the synchronous commit of any ticket that
  * carries a number flushes the counter's earlier commit record with it. A crash can only forget
  * numbers no committed ticket used, which are then handed out again.
