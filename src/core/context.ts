@@ -45,8 +45,8 @@ export interface Deps {
   counters?: Knex;
   /**
    * A small pool for the event publisher's runs (src/events/publisher.ts). Every answered write
-   * waits for a run, so a run must not queue behind the requests waiting for \`db\` when that pool is
-   * busy. Optional: without it the runs use \`db\`.
+   * waits for a run, so a run must not queue behind the requests waiting for `db` when that pool is
+   * busy. Optional: without it the runs use `db`.
    */
   publisher?: Knex;
 }
