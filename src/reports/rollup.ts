@@ -345,23 +345,26 @@ async function rollSlaHours(ctx: Ctx, ranges: Ranges): Promise<void> {
 async function rollReplyHours(ctx: Ctx, ranges: Ranges): Promise<void> {
   if (!ranges.starts.length) return;
   await clearHours(ctx, 'report_rollup_reply_hours', ranges);
-  const counts = rollupCounts('g', 'g.hour');
-  await ctx.trx.raw(`
-    INSERT INTO report_rollup_reply_hours (tenant_id, hour, team_key, channel, replies, day_firsts, hour_firsts, wday_firsts)
-    SELECT ?, g.hour, coalesce(t.team_id, ?::uuid), t.channel, count(*), ${counts.dayFirsts}, ${counts.hourFirsts}, ${counts.wdayFirsts}
-      FROM (SELECT ${hourOf('x.at')} AS hour, x.* FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
-              JOIN report_reply_gaps x ON x.tenant_id = ? AND x.at >= r.a AND x.at < r.b) g
-      JOIN tickets t ON t.tenant_id = g.tenant_id AND t.id = g.ticket_id
-     GROUP BY g.hour, t.team_id, t.channel`, [ctx.tenantId, NIL_UUID, ranges.starts, ranges.ends, ctx.tenantId]);
   await clearHours(ctx, 'report_rollup_reply_totals', ranges);
-  // The week flags, per hour: a histogram of the replies' hours since their previous reply (plus
-  // an empty bucket at the cap), each bucket k's replies counted for every j below k — step by
-  // step, the replies from bucket k up filling j from the bucket below k to k - 1.
+  const counts = rollupCounts('g', 'g.hour');
+  // One read of the reply gaps feeds both tables: the per-team rows, whose inserted rows are summed
+  // into the totals, and the totals' week flags. Those come from a histogram of the replies' hours
+  // since their previous reply (plus an empty bucket at the cap), each bucket k's replies counted
+  // for every j below k — step by step, the replies from bucket k up filling j from the bucket
+  // below k to k - 1.
   await ctx.trx.raw(`
-    WITH since AS MATERIALIZED (
-      SELECT ${hourOf('g.at')} AS hour, ${hoursSincePrevious('g', hourOf('g.at'))} AS k
+    WITH g AS MATERIALIZED (
+      SELECT ${hourOf('x.at')} AS hour, x.*
         FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
-        JOIN report_reply_gaps g ON g.tenant_id = ? AND g.at >= r.a AND g.at < r.b
+        JOIN report_reply_gaps x ON x.tenant_id = ? AND x.at >= r.a AND x.at < r.b
+    ), h AS (
+      INSERT INTO report_rollup_reply_hours (tenant_id, hour, team_key, channel, replies, day_firsts, hour_firsts, wday_firsts)
+      SELECT ?, g.hour, coalesce(t.team_id, ?::uuid), t.channel, count(*), ${counts.dayFirsts}, ${counts.hourFirsts}, ${counts.wdayFirsts}
+        FROM g JOIN tickets t ON t.tenant_id = g.tenant_id AND t.id = g.ticket_id
+       GROUP BY g.hour, t.team_id, t.channel
+      RETURNING tenant_id, hour, replies, hour_firsts, wday_firsts
+    ), since AS (
+      SELECT g.hour, ${hoursSincePrevious('g', 'g.hour')} AS k FROM g
     ), hist AS (
       SELECT x.hour, x.k, sum(x.n) AS n
         FROM (SELECT hour, k, 1 AS n FROM since UNION ALL SELECT DISTINCT hour, ${WEEK_HOURS}, 0 FROM since) x
@@ -377,10 +380,8 @@ async function rollReplyHours(ctx: Ctx, ranges: Ranges): Promise<void> {
     )
     INSERT INTO report_rollup_reply_totals (tenant_id, hour, replies, hour_firsts, wday_firsts, week_firsts)
     SELECT h.tenant_id, h.hour, ${rollupTotals()}, w.week_firsts
-      FROM unnest(?::timestamptz[], ?::timestamptz[]) AS r(a, b)
-      JOIN report_rollup_reply_hours h ON h.tenant_id = ? AND h.hour >= r.a AND h.hour < r.b
-      JOIN weeks w ON w.hour = h.hour
-     GROUP BY h.tenant_id, h.hour, w.week_firsts`, [ranges.starts, ranges.ends, ctx.tenantId, ranges.starts, ranges.ends, ctx.tenantId]);
+      FROM h JOIN weeks w ON w.hour = h.hour
+     GROUP BY h.tenant_id, h.hour, w.week_firsts`, [ranges.starts, ranges.ends, ctx.tenantId, ctx.tenantId, NIL_UUID]);
 }
 
 /**
