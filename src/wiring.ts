@@ -4,9 +4,9 @@
  * as routing and the SLA clock). Every process entry point (the daemon's app, the CLI backend, the
  * job runner) calls `wireDomain()` before serving; registrations are idempotent.
  */
-import { registerTicketHook } from './tickets/hooks.js';
+import { registerNewTicketColumns, registerTicketHook } from './tickets/hooks.js';
 import { endSnoozeOnClose, endSnoozeOnCustomerReply } from './tickets/snooze.js';
-import { slaTicketHook } from './sla/ticket-clock.js';
+import { slaMessageColumns, slaNewTicketColumns, slaTicketHook } from './sla/ticket-clock.js';
 import { registerAttachmentsHook, registerMessageHook } from './conversation/hooks.js';
 import { registerEventConsumer } from './events/consumers.js';
 import { enqueueDeliveries } from './webhooks/outbox.js';
@@ -30,12 +30,12 @@ export function wireDomain(): void {
   wired = true;
   // Areas register their event consumers and lifecycle hooks here as they land.
   registerTicketHook('snooze', endSnoozeOnClose);
+  registerNewTicketColumns('sla', slaNewTicketColumns);
   registerTicketHook('sla', slaTicketHook);
   registerTicketHook('reopen-count', countReopening);
   registerMessageHook('snooze', endSnoozeOnCustomerReply);
   // Public replies move the first- and next-response clocks (CONTRACT §11).
-  registerMessageHook('sla', (ctx, { ticket, message }) =>
-    slaTicketHook(ctx, { before: ticket, after: ticket, changed: new Set(), message: { is_agent: message.is_agent, is_private: message.is_private } }));
+  registerMessageHook('sla', (ctx, { ticket, message }) => slaMessageColumns(ctx, ticket, message));
   // A public staff reply on a messaging or social ticket is queued for its channel (and refused by
   // the 24-hour rule of messaging_a) inside the reply's transaction.
   registerMessageHook('channels', queueChannelReply);

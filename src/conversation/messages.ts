@@ -11,6 +11,7 @@ import { adoptInlineImages, attachmentSummary } from './attachment-output.js';
 import { archiveReader, changeTicketStatus, isStaffActor, loadVisibleTicket } from './ticket-port.js';
 import type { Message as MessageOut, MessageCreate, MessageListQuery } from './schemas.js';
 import { pinConfigVersion } from '../db/config-cache.js';
+import { scoped } from '../db/tenant-scope.js';
 
 /**
  * A ticket's conversation: public replies and private notes. `addMessage` is THE way a message
@@ -23,7 +24,8 @@ import { pinConfigVersion } from '../db/config-cache.js';
  * - the first public staff reply stamps `first_responded_at`;
  * - a customer's public message reopens a `resolved` ticket, and moves a ticket in a status that
  *   pauses the SLA to `open` (CONTRACT §5, §11), through the tickets area's status change;
- * - `ticket.message_created` is recorded with the spec's payload, then the message hooks run.
+ * - `ticket.message_created` is recorded with the spec's payload, then the message hooks run; the
+ *   ticket columns they answer are written with the reply's own.
  */
 
 export interface MessageAuthor {
@@ -109,15 +111,19 @@ export async function addMessage(ctx: Ctx, ticketId: string, input: NewMessage):
     body_html,
   });
 
-  const columns: Record<string, unknown> = { updated_at: ctx.now };
-  if (author.isAgent && !isPrivate && !ticket.first_responded_at) columns.first_responded_at = ctx.now;
-  [ticket] = await Ticket.scoped(ctx).where('tickets.id', ticket.id).patch(columns as never).returning('*') as unknown as Ticket[];
-
+  // A customer's message reopens the ticket first, through THE status change (its own write,
+  // events and hooks, the SLA clock's status entry before the reply's).
   if (!author.isAgent && !isPrivate && (status.category === 'resolved' || status.pauses_sla)) {
     const open = await openStatus(ctx);
-    if (open && open.id !== status.id) ticket = await changeTicketStatus(ctx, ticket!, open);
+    if (open && open.id !== status.id) ticket = await changeTicketStatus(ctx, ticket, open);
   }
-  await runMessageHooks(ctx, { ticket: ticket!, message });
+  // The reply's own columns, and those its hooks derive (the SLA clock's), written in one UPDATE:
+  // one new version of the ticket row per reply. The hooks see the ticket as the reply leaves it.
+  const columns: Record<string, unknown> = { updated_at: ctx.now };
+  if (author.isAgent && !isPrivate && !ticket.first_responded_at) columns.first_responded_at = ctx.now;
+  Object.assign(ticket, columns);
+  const derived = await runMessageHooks(ctx, { ticket, message });
+  await scoped(ctx, 'tickets').where({ id: ticket.id }).update({ ...derived, ...columns });
   return messageOut(message, attachments);
 }
 

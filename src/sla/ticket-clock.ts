@@ -2,7 +2,7 @@ import type { Ctx } from '../core/context.js';
 import { emitSlaEvent, type SlaEventType } from '../events/emit/sla.js';
 import { scoped } from '../db/tenant-scope.js';
 import { openStatus, statusById, statusList, type StatusRow } from '../vocab/lookup.js';
-import type { TicketChange } from '../tickets/hooks.js';
+import type { NewTicketColumns, NewTicketRow, TicketChange } from '../tickets/hooks.js';
 import type { Ticket, TicketSla } from '../tickets/models.js';
 import { loadBusinessHours, loadHolidays } from './business-hours.js';
 import { runEngine, type EffectivePolicy, type EngineResult, type SlaEvent, type StatusInfo, type TargetName, type TimelineEntry } from './engine.js';
@@ -61,8 +61,14 @@ function ticketSla(result: EngineResult): TicketSla {
   return { paused: result.paused, first_response: target('first_response'), next_response: target('next_response'), resolution: target('resolution') };
 }
 
-/** Replays the state at ctx.now, stores the outcome on the ticket and announces what is new. */
-export async function refreshTicketSla(ctx: Ctx, ticketId: string, state: SlaState): Promise<{ result: EngineResult; announced: TimelineEntry[] }> {
+/**
+ * Replays the state at ctx.now, announces the warnings and breaches not yet announced, and answers
+ * the ticket columns that hold the outcome, for the caller to write with its own write of the row.
+ * `announce: false` only computes: the caller announces `pending` once the ticket row exists.
+ */
+export async function evaluateTicketSla(ctx: Ctx, ticketId: string, state: SlaState, options: { announce?: boolean } = {}): Promise<{
+  result: EngineResult; announced: TimelineEntry[]; columns: Record<string, unknown>;
+}> {
   const [hours, holidays] = await Promise.all([loadBusinessHours(ctx), loadHolidays(ctx)]);
   const events = state.events.map((e) => ({ ...e, at: Date.parse(e.at) }) as SlaEvent);
   const result = runEngine({
@@ -75,41 +81,83 @@ export async function refreshTicketSla(ctx: Ctx, ticketId: string, state: SlaSta
     if ((entry.kind !== 'warning' && entry.kind !== 'breach') || emitted.has(keyOf(entry))) continue;
     emitted.add(keyOf(entry));
     announced.push(entry);
-    const due = iso(entry.due_at);
-    await emitSlaEvent(ctx, entry.kind === 'warning' ? 'ticket.sla_warning' : BREACH_EVENTS[entry.target], { ticketId, target: entry.target, due, at: iso(entry.at) });
   }
+  if (options.announce !== false) await announceSla(ctx, ticketId, announced);
   const sla = ticketSla(result);
-  await scoped(ctx, 'tickets').where({ id: ticketId }).update({
+  const columns = {
     sla: JSON.stringify(sla),
     sla_due_at: sla.resolution.due_at,
     sla_next_at: iso(result.next_at),
     sla_state: JSON.stringify({ ...state, emitted: [...emitted] }),
-  });
+  };
+  return { result, announced, columns };
+}
+
+/** Records the warnings and breaches of `entries` as events on the ticket. */
+async function announceSla(ctx: Ctx, ticketId: string, entries: TimelineEntry[]): Promise<void> {
+  for (const entry of entries) {
+    const due = iso(entry.due_at);
+    await emitSlaEvent(ctx, entry.kind === 'warning' ? 'ticket.sla_warning' : BREACH_EVENTS[entry.target], { ticketId, target: entry.target, due, at: iso(entry.at) });
+  }
+}
+
+/** Replays the state at ctx.now, stores the outcome on the ticket and announces what is new. */
+export async function refreshTicketSla(ctx: Ctx, ticketId: string, state: SlaState): Promise<{ result: EngineResult; announced: TimelineEntry[] }> {
+  const { result, announced, columns } = await evaluateTicketSla(ctx, ticketId, state);
+  await scoped(ctx, 'tickets').where({ id: ticketId }).update(columns);
   return { result, announced };
 }
 
+/** The state a ticket's clock starts from: the effective policy and the status it is created in. */
+async function initialState(ctx: Ctx, ticket: Pick<Ticket, 'status_id' | 'priority_id' | 'type_id'> & { created_at: Date | string }): Promise<SlaState> {
+  const status = (await statusById(ctx, ticket.status_id))!;
+  return {
+    v: 1, created: new Date(ticket.created_at).toISOString(), policy: await effectivePolicy(ctx, ticket.priority_id, ticket.type_id),
+    initial_status: info(status), open_status: await resumeStatus(ctx), events: [], emitted: [],
+  };
+}
+
+const stateOf = (ticket: Ticket) => (ticket as Ticket & { sla_state?: SlaState | null }).sla_state ?? null;
+
 /**
- * The lifecycle hook (registered in src/wiring.ts): on create, fixes the effective policy and
- * starts the clocks; on a change of status or priority, or a public message, appends it to the
- * history. A type change moves nothing (CONTRACT §11).
+ * The new-ticket columns hook (registered in src/wiring.ts): fixes the effective policy and starts
+ * the clocks before the ticket is inserted, so that the INSERT carries the SLA columns and the row
+ * is written once. What is due at once is announced after the insert, when the ticket exists.
+ */
+export async function slaNewTicketColumns(ctx: Ctx, ticket: NewTicketRow): Promise<NewTicketColumns> {
+  const { columns, announced } = await evaluateTicketSla(ctx, ticket.id, await initialState(ctx, ticket), { announce: false });
+  return { columns, afterInsert: announced.length ? () => announceSla(ctx, ticket.id, announced) : undefined };
+}
+
+/**
+ * The message hook (registered in src/wiring.ts): a public reply moves the first- and next-response
+ * clocks (CONTRACT §11). It answers the SLA columns, which the conversation writes together with
+ * the reply's own columns: one new version of the ticket row per reply.
+ */
+export async function slaMessageColumns(ctx: Ctx, ticket: Ticket, message: { is_agent: boolean; is_private: boolean }): Promise<Record<string, unknown> | undefined> {
+  if (message.is_private) return undefined;
+  const state = stateOf(ticket) ?? (await initialState(ctx, ticket));
+  const events: StoredEvent[] = [...state.events, { at: ctx.now.toISOString(), kind: message.is_agent ? 'agent_reply' : 'customer_reply' }];
+  return (await evaluateTicketSla(ctx, ticket.id, { ...state, events })).columns;
+}
+
+/**
+ * The lifecycle hook (registered in src/wiring.ts): on a change of status or priority appends it
+ * to the history. A type change moves nothing (CONTRACT §11). A created ticket already carries its
+ * clock (`slaNewTicketColumns`); one created without it (the hook not registered) starts it here.
  */
 export async function slaTicketHook(ctx: Ctx, change: TicketChange): Promise<void> {
   const ticket = change.after;
   const at = ctx.now.toISOString();
-  let state = (ticket as Ticket & { sla_state?: SlaState | null }).sla_state ?? null;
-  if (change.before === null || state === null) {
-    const status = (await statusById(ctx, ticket.status_id))!;
-    state = {
-      v: 1, created: new Date(ticket.created_at).toISOString(), policy: await effectivePolicy(ctx, ticket.priority_id, ticket.type_id),
-      initial_status: info(status), open_status: await resumeStatus(ctx), events: [], emitted: [],
-    };
-    if (change.before === null) return void (await refreshTicketSla(ctx, ticket.id, state));
+  let state = stateOf(ticket);
+  if (change.before === null) {
+    if (state === null) await refreshTicketSla(ctx, ticket.id, await initialState(ctx, ticket));
+    return;
   }
+  state ??= await initialState(ctx, ticket);
   const events = [...state.events];
-  if (change.message && !change.message.is_private) events.push({ at, kind: change.message.is_agent ? 'agent_reply' : 'customer_reply' });
   if (change.changed.has('status_id')) events.push({ at, kind: 'status', status: info((await statusById(ctx, ticket.status_id))!) });
   if (change.changed.has('priority_id')) events.push({ at, kind: 'priority', policy: await effectivePolicy(ctx, ticket.priority_id, ticket.type_id) });
   if (events.length === state.events.length) return;
   await refreshTicketSla(ctx, ticket.id, { ...state, events });
 }
-

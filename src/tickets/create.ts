@@ -13,7 +13,8 @@ import { isStaffActor } from './visibility.js';
 import { findActiveType, findAssignee, findPriority, userName } from './references.js';
 import { toRfc3339 } from '../core/clock.js';
 import { checkTeamExists, organizationName, teamName } from './directory-links.js';
-import { runTicketHooks } from './hooks.js';
+import { deriveNewTicketColumns, runTicketHooks } from './hooks.js';
+import { uuidv7 } from '../core/ids.js';
 import { ticketOut } from './output.js';
 import type { TicketCreate, TicketOut } from './schemas.js';
 import { pinConfigVersion } from '../db/config-cache.js';
@@ -115,7 +116,11 @@ export async function createTicket(ctx: Ctx, input: TicketCreate): Promise<Ticke
     created_at: ctx.now,
     updated_at: ctx.now,
   };
-  const ticket = await Ticket.insertIn(ctx, row);
+  // The SLA clock's columns are derived before the insert, so the ticket row is written once.
+  const id = uuidv7(ctx.now.getTime());
+  const derived = await deriveNewTicketColumns(ctx, { ...row, id });
+  const ticket = await Ticket.insertIn(ctx, { ...row, ...derived.columns, id });
+  await derived.afterInsert();
   const bodyHtml = input.body_html !== undefined ? sanitizeBodyHtml(input.body_html) : null;
   await Message.insertIn(ctx, {
     ticket_id: ticket.id,
@@ -129,7 +134,7 @@ export async function createTicket(ctx: Ctx, input: TicketCreate): Promise<Ticke
     created_at: ctx.now,
   });
 
-  // Hooks first (the SLA engine sets the deadlines, routing may assign), so that the event carries
+  // Hooks first (routing may assign), so that the event carries
   // the ticket as it stands when the create commits.
   await runTicketHooks(ctx, { before: null, after: ticket, changed: new Set(Object.keys(row)) });
   const created = (await Ticket.findIn(ctx, ticket.id))!;

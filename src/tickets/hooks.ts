@@ -13,12 +13,6 @@ export interface TicketChange {
   after: Ticket;
   /** Columns whose value changed (every set column on create). */
   changed: ReadonlySet<string>;
-  /**
-   * A message added by this change (not the one a ticket is created with): public staff and
-   * customer replies move the SLA clocks (CONTRACT §11). The conversation code sets it when it
-   * runs the hooks after adding a message.
-   */
-  message?: { is_agent: boolean; is_private: boolean };
 }
 
 export type TicketHook = (ctx: Ctx, change: TicketChange) => Promise<void>;
@@ -33,4 +27,36 @@ export async function runTicketHooks(ctx: Ctx, change: TicketChange): Promise<vo
   // An import (ctx.quiet) reproduces history: no SLA clock, routing or snooze reacts to it.
   if (ctx.quiet) return;
   for (const hook of hooks.values()) await hook(ctx, change);
+}
+
+/** A ticket about to be inserted: its columns, the id already chosen. */
+export type NewTicketRow = Record<string, unknown> & { id: string; status_id: string; priority_id: string; type_id: string | null; created_at: Date };
+
+export interface NewTicketColumns {
+  columns: Record<string, unknown>;
+  /** What must wait until the row exists (events about the ticket). */
+  afterInsert?: () => Promise<void>;
+}
+
+export type NewTicketColumnsHook = (ctx: Ctx, ticket: NewTicketRow) => Promise<NewTicketColumns>;
+
+const newTicketHooks = new Map<string, NewTicketColumnsHook>();
+
+export function registerNewTicketColumns(name: string, hook: NewTicketColumnsHook): void {
+  newTicketHooks.set(name, hook);
+}
+
+/** The derived columns of every registered hook, and one function running their after-insert work. */
+export async function deriveNewTicketColumns(ctx: Ctx, ticket: NewTicketRow): Promise<{ columns: Record<string, unknown>; afterInsert: () => Promise<void> }> {
+  const columns: Record<string, unknown> = {};
+  const later: Array<() => Promise<void>> = [];
+  // An import (ctx.quiet) reproduces history: no clock starts, as with the lifecycle hooks.
+  if (!ctx.quiet) {
+    for (const hook of newTicketHooks.values()) {
+      const derived = await hook(ctx, ticket);
+      Object.assign(columns, derived.columns);
+      if (derived.afterInsert) later.push(derived.afterInsert);
+    }
+  }
+  return { columns, afterInsert: async () => { for (const run of later) await run(); } };
 }
