@@ -4,8 +4,7 @@ import type { EventRecord } from '../events/models.js';
 import { Ticket } from '../tickets/models.js';
 import { uuidv7 } from '../core/ids.js';
 import { scoped } from '../db/tenant-scope.js';
-import { MailMessageId, NotificationRecord } from './models.js';
-import { mayNotify, plan, type Recipient } from './recipients.js';
+import { mayNotify, plan, type KnownNames, type Planned } from './recipients.js';
 import { htmlToText, renderHtml, renderSubject, usesPlaceholder, type Values } from './render.js';
 import { loadMailSettings } from './settings-store.js';
 import { templateFor } from './templates.js';
@@ -24,14 +23,23 @@ import { brandMailHtml } from '../branding/html.js';
  * are handed to the sender at once; the `mail-send` job retries what failed (1, 5, 30 min).
  */
 
-async function valuesFor(ctx: Ctx, ticket: Ticket, event: EventRecord, identifier: Identifier, withCsat: boolean): Promise<Values> {
+/**
+ * The template values. The requester's and the assignee's names come from the users the plan
+ * already read (`known`), else from one read of those still missing.
+ */
+async function valuesFor(ctx: Ctx, ticket: Ticket, event: EventRecord, identifier: Identifier, withCsat: boolean, known: KnownNames): Promise<Values> {
   const data = event.data as Record<string, unknown>;
-  const names = await scoped(ctx, 'users').whereIn('users.id', [ticket.requester_id, ticket.assigned_agent_id].filter((x): x is string => !!x))
-    .select('users.id', 'users.name') as { id: string; name: string }[];
-  const nameOf = (id: string | null) => names.find((n) => n.id === id)?.name ?? '';
-  const agentName = identifier === 'ticket.reply.customer' ? String(data.author_name ?? '')
-    : identifier === 'ticket.assigned' ? String(data.to ?? nameOf(ticket.assigned_agent_id))
-      : nameOf(ticket.assigned_agent_id);
+  // A reply to the customer names its author; an assignment its new assignee (the event says).
+  const agentFromEvent = identifier === 'ticket.reply.customer' ? String(data.author_name ?? '')
+    : identifier === 'ticket.assigned' && data.to !== undefined && data.to !== null ? String(data.to) : null;
+  const wanted = [ticket.requester_id, agentFromEvent === null ? ticket.assigned_agent_id : null];
+  const missing = wanted.filter((id): id is string => !!id && !known.has(id));
+  if (missing.length) {
+    const rows = await scoped(ctx, 'users').whereIn('users.id', missing).select('users.id', 'users.name') as { id: string; name: string }[];
+    for (const row of rows) known.set(row.id, row.name);
+  }
+  const nameOf = (id: string | null) => (id ? known.get(id) : undefined) ?? '';
+  const agentName = agentFromEvent ?? nameOf(ticket.assigned_agent_id);
   return {
     'ticket.number': String(ticket.ticket_number),
     'ticket.subject': ticket.subject,
@@ -47,23 +55,23 @@ async function valuesFor(ctx: Ctx, ticket: Ticket, event: EventRecord, identifie
   };
 }
 
-async function enqueue(ctx: Ctx, event: EventRecord, ticket: Ticket, identifier: Identifier, recipients: Recipient[], domain: string): Promise<string[]> {
-  const ids: string[] = [];
-  const texts = [];
+async function enqueue(ctx: Ctx, event: EventRecord, ticket: Ticket, planned: Planned, domain: string, known: KnownNames): Promise<string[]> {
+  const { identifier, recipients } = planned;
+  const texts: Array<Awaited<ReturnType<typeof templateFor>>> = [];
   for (const recipient of recipients) texts.push(await templateFor(ctx, identifier, recipient.locale));
   const withCsat = texts.some((text) => usesPlaceholder(text.subject, 'csat.url') || usesPlaceholder(text.body_html, 'csat.url'));
-  const values = await valuesFor(ctx, ticket, event, identifier, withCsat);
+  const values = await valuesFor(ctx, ticket, event, identifier, withCsat, known);
   // The tenant's branding frames the body once they have set any (src/branding).
   const brand = await cachedConfig(ctx, 'branding', async () => (await hasBranding(ctx) ? brandingFor(ctx.trx, ctx.tenantId) : null));
   // The customer's own first Message-ID is put before the root at send time (send.ts).
   const references = [rootMessageId(ticket.id, domain)];
-  for (const [index, recipient] of recipients.entries()) {
+  const notifications = recipients.map((recipient, index) => {
     const text = texts[index]!;
     const bodyHtml = brand ? brandMailHtml(brand, renderHtml(text.body_html, values)) : renderHtml(text.body_html, values);
     const subject = renderSubject(text.subject, values);
     const id = uuidv7(ctx.now.getTime());
-    const messageId = notificationMessageId(id, domain);
-    await NotificationRecord.insertIn(ctx, {
+    return {
+      tenant_id: ctx.tenantId,
       id,
       identifier,
       event_id: event.id,
@@ -73,29 +81,34 @@ async function enqueue(ctx: Ctx, event: EventRecord, ticket: Ticket, identifier:
       subject: subject.includes(`[#${ticket.ticket_number}]`) ? subject : `[#${ticket.ticket_number}] ${subject}`,
       body_html: `<div style="color:#8a8a8a;font-size:12px">${REPLY_MARKER}</div>\n${bodyHtml}`,
       body_text: `${REPLY_MARKER}\n\n${htmlToText(bodyHtml)}`,
-      message_id: messageId,
+      message_id: notificationMessageId(id, domain),
       in_reply_to: references[0],
       references,
       status: 'pending',
       next_attempt_at: ctx.now,
       created_at: ctx.now,
-    });
-    await MailMessageId.insertIn(ctx, { direction: 'out', message_id: messageId, ticket_id: ticket.id, from_address: null, created_at: ctx.now });
-    ids.push(id);
-  }
-  return ids;
+    };
+  });
+  // The rows and their Message-IDs (which thread the replies back, src/mail/threading.ts) in one
+  // statement: PostgreSQL runs a data-modifying WITH to completion whether or not it is read.
+  const messageIds = notifications.map((n) => ({
+    tenant_id: ctx.tenantId, id: uuidv7(ctx.now.getTime()), direction: 'out', message_id: n.message_id, ticket_id: ticket.id, from_address: null, created_at: ctx.now,
+  }));
+  await ctx.trx.with('queued', (qb) => qb.insert(notifications).into('notifications')).insert(messageIds).into('mail_message_ids');
+  return notifications.map((n) => n.id);
 }
 
 export async function notifyOnEvent(ctx: Ctx, event: EventRecord): Promise<void> {
   if (!(await mayNotify(ctx, event))) return;
   const ticket = await Ticket.findIn(ctx, event.ticket_id!);
   if (!ticket) return;
-  const planned = await plan(ctx, event, ticket);
+  const known: KnownNames = new Map();
+  const planned = await plan(ctx, event, ticket, known);
   if (!planned.some((p) => p.recipients.length)) return;
   const settings = await cachedConfig(ctx, 'mail_settings', () => loadMailSettings(ctx));
   const domain = domainOf(ownAddressOf(ctx.deps, settings));
   const ids: string[] = [];
-  for (const p of planned) if (p.recipients.length) ids.push(...await enqueue(ctx, event, ticket, p.identifier, p.recipients, domain));
+  for (const p of planned) if (p.recipients.length) ids.push(...await enqueue(ctx, event, ticket, p, domain, known));
   // With no SMTP server anywhere, an attempt now could only record that: the mail-send job makes
   // the attempts on its schedule (and sends once a server is configured).
   if (!ids.length || !hasSmtpTarget(ctx.deps, settings)) return;

@@ -24,10 +24,19 @@ export interface Planned { identifier: Identifier; recipients: Recipient[] }
 
 interface UserRow { id: string; email: string; name: string; locale: string | null; role: string; active: boolean; notification_preferences: unknown }
 
-async function usersWhere(ctx: Ctx, build: (qb: ReturnType<typeof scoped>) => void): Promise<UserRow[]> {
+/**
+ * The names of the users a plan read, by id: the notifications' template values take the
+ * requester's and the assignee's names from here rather than reading them again.
+ */
+export type KnownNames = Map<string, string>;
+
+/** Users matching `build`; their names join `known`. */
+async function usersWhere(ctx: Ctx, build: (qb: ReturnType<typeof scoped>) => void, known?: KnownNames): Promise<UserRow[]> {
   const qb = scoped(ctx, 'users').select('users.id', 'users.email', 'users.name', 'users.locale', 'users.role', 'users.active', 'users.notification_preferences');
   build(qb);
-  return qb as unknown as Promise<UserRow[]>;
+  const rows = await (qb as unknown as Promise<UserRow[]>);
+  for (const row of rows) known?.set(row.id, row.name);
+  return rows;
 }
 
 const asRecipient = (u: UserRow): Recipient => ({ userId: u.id, email: u.email, name: u.name, locale: u.locale });
@@ -35,26 +44,26 @@ const isStaff = (u: UserRow) => u.active && (u.role === 'admin' || u.role === 'a
 /** Who may get agent mail: active staff whose preferences leave email on (the preferences' defaults apply). */
 const takesAgentMail = (u: UserRow) => isStaff(u) && preferencesOf(u.notification_preferences).email;
 
-async function userById(ctx: Ctx, id: string | null): Promise<UserRow | null> {
+async function userById(ctx: Ctx, id: string | null, known?: KnownNames): Promise<UserRow | null> {
   if (!id) return null;
-  return (await usersWhere(ctx, (qb) => qb.where('users.id', id)))[0] ?? null;
+  return (await usersWhere(ctx, (qb) => qb.where('users.id', id), known))[0] ?? null;
 }
 
-async function teamMembers(ctx: Ctx, teamId: string | null, leadsOnly = false): Promise<UserRow[]> {
+async function teamMembers(ctx: Ctx, teamId: string | null, leadsOnly = false, known?: KnownNames): Promise<UserRow[]> {
   if (!teamId) return [];
   return usersWhere(ctx, (qb) => {
     qb.join('team_members as m', function joinMember() {
       this.on('m.tenant_id', 'users.tenant_id').andOn('m.user_id', 'users.id');
     }).where('m.team_id', teamId);
     if (leadsOnly) qb.where('m.is_lead', true);
-  });
+  }, known);
 }
 
 /** The assignee, else the team's members: who handles a ticket. */
-async function handlers(ctx: Ctx, ticket: Ticket): Promise<UserRow[]> {
-  const assignee = await userById(ctx, ticket.assigned_agent_id);
+async function handlers(ctx: Ctx, ticket: Ticket, known?: KnownNames): Promise<UserRow[]> {
+  const assignee = await userById(ctx, ticket.assigned_agent_id, known);
   if (assignee) return [assignee];
-  return teamMembers(ctx, ticket.team_id);
+  return teamMembers(ctx, ticket.team_id, false, known);
 }
 
 /**
@@ -88,22 +97,23 @@ export async function mayNotify(ctx: Ctx, event: EventRecord): Promise<boolean> 
   return true;
 }
 
-export async function plan(ctx: Ctx, event: EventRecord, ticket: Ticket): Promise<Planned[]> {
+/** The notifications of one event; the names of the users it read join `known`. */
+export async function plan(ctx: Ctx, event: EventRecord, ticket: Ticket, known?: KnownNames): Promise<Planned[]> {
   const actor = event.actor_id;
   const data = event.data as Record<string, unknown>;
   // The requester is read only for the notifications that go to them.
   const requesterList = async () => {
-    const requester = await userById(ctx, ticket.requester_id);
+    const requester = await userById(ctx, ticket.requester_id, known);
     return requester?.active ? [asRecipient(requester)] : [];
   };
   switch (event.type) {
     case 'ticket.created':
       return [
         { identifier: 'ticket.created.customer', recipients: distinct(await requesterList(), actor, true) },
-        { identifier: 'ticket.created.agent', recipients: distinct((await handlers(ctx, ticket)).filter(takesAgentMail).map(asRecipient), actor) },
+        { identifier: 'ticket.created.agent', recipients: distinct((await handlers(ctx, ticket, known)).filter(takesAgentMail).map(asRecipient), actor) },
       ];
     case 'ticket.assignee_changed': {
-      const assignee = await userById(ctx, (data.to_id as string | null) ?? null);
+      const assignee = await userById(ctx, (data.to_id as string | null) ?? null, known);
       return [{ identifier: 'ticket.assigned', recipients: distinct(assignee && takesAgentMail(assignee) ? [asRecipient(assignee)] : [], actor) }];
     }
     case 'ticket.message_created': {
@@ -113,7 +123,7 @@ export async function plan(ctx: Ctx, event: EventRecord, ticket: Ticket): Promis
           .map((c) => ({ userId: c.user_id, email: c.email, name: c.name ?? c.email, locale: null }));
         return [{ identifier: 'ticket.reply.customer', recipients: distinct([...await requesterList(), ...collaborators], actor) }];
       }
-      return [{ identifier: 'ticket.reply.agent', recipients: distinct((await handlers(ctx, ticket)).filter(takesAgentMail).map(asRecipient), actor) }];
+      return [{ identifier: 'ticket.reply.agent', recipients: distinct((await handlers(ctx, ticket, known)).filter(takesAgentMail).map(asRecipient), actor) }];
     }
     case 'ticket.status_changed': {
       const to = data.to_id ? await statusById(ctx, data.to_id as string) : undefined;
@@ -121,8 +131,8 @@ export async function plan(ctx: Ctx, event: EventRecord, ticket: Ticket): Promis
       return [{ identifier: 'ticket.resolved', recipients: distinct(await requesterList(), actor) }];
     }
     case 'ticket.sla_warning': {
-      const leads = await teamMembers(ctx, ticket.team_id, true);
-      const admins = await usersWhere(ctx, (qb) => qb.where('users.role', 'admin').where('users.active', true));
+      const leads = await teamMembers(ctx, ticket.team_id, true, known);
+      const admins = await usersWhere(ctx, (qb) => qb.where('users.role', 'admin').where('users.active', true), known);
       return [{ identifier: 'sla.warning', recipients: distinct([...leads, ...admins].filter(takesAgentMail).map(asRecipient), actor) }];
     }
     default:

@@ -57,6 +57,10 @@ t.test('notification mail', async (t) => {
     t.match(parsed.text!, /It jams & squeaks/, 'the text part reads plainly');
     const teamMails = mails.filter((m) => m.raw.includes(`[#${staffTicket.ticket_number}]`));
     t.same(teamMails.flatMap((m) => m.to).sort(), [customer.email, lead.email, member.email].sort(), 'no assignee: the team members; the requester their confirmation');
+    const customerName = (await env.deps.db('users').where({ tenant_id: tenant.id, id: customer.id }).first('name')).name as string;
+    const agentMail = await parse(teamMails.find((m) => m.to.includes(member.email))!);
+    t.match(agentMail.text!, `${customerName} opened ticket #${staffTicket.ticket_number}`, 'the agent mail names the requester');
+    t.match((await parse(teamMails.find((m) => m.to.includes(customer.email))!)).text!, `Hello ${customerName},`, 'the confirmation greets them');
     const actorMail = mails.filter((m) => m.to.includes(agent.email));
     t.equal(actorMail.length, 0, 'never the actor');
   });
@@ -69,6 +73,11 @@ t.test('notification mail', async (t) => {
     let mails = await settle(env, sink, before);
     t.same(mails.map((m) => m.to), [[agent.email]], 'ticket.assigned to the new assignee');
     t.match(mails[0]!.raw, /Assigned to you: Lost password/);
+    // The template values name the people: the new assignee, the requester.
+    const nameOf = async (id: string) => (await env.deps.db('users').where({ tenant_id: tenant.id, id }).first('name')).name as string;
+    const assignedText = (await parse(mails[0]!)).text!;
+    t.match(assignedText, `Hello ${await nameOf(agent.id)},`);
+    t.match(assignedText, `from ${await nameOf(customer.id)} is now assigned to you`);
 
     before = sink.messages.length;
     t.equal((await call(env, 'PATCH', `/tickets/${ticket.id}`, { token: lead.token, body: { assigned_agent_id: lead.id } })).statusCode, 200);
@@ -90,6 +99,7 @@ t.test('notification mail', async (t) => {
     mails = await settle(env, sink, before);
     t.same(mails.map((m) => m.to), [[lead.email]], 'a customer message goes to the assignee');
     t.match(mails[0]!.raw, /Customer replied/);
+    t.match((await parse(mails[0]!)).text!, `${await nameOf(customer.id)} replied on ticket #${ticket.ticket_number}`, 'the requester named');
 
     before = sink.messages.length;
     await inTransaction(env.deps, { tenantId: tenant.id, actor: SYSTEM_ACTOR, now: new Date() }, (ctx) =>
