@@ -1,10 +1,12 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import { useFastTimestampParser } from './timestamp-parser.js';
 
 export type { Knex };
 
 // bigint (count(*), sums) stays a string on purpose: convert deliberately where it is read.
-// timestamptz arrives as a Date; numeric stays a string.
+// timestamptz arrives as a Date (parsed by hand, see timestamp-parser.ts); numeric stays a string.
+useFastTimestampParser();
 
 /**
  * A knex instance on PostgreSQL. `max` is the pool size (a job worker needs few connections).
