@@ -64,7 +64,8 @@ function ticketSla(result: EngineResult): TicketSla {
 /**
  * Replays the state at ctx.now, announces the warnings and breaches not yet announced, and answers
  * the ticket columns that hold the outcome, for the caller to write with its own write of the row.
- * `announce: false` only computes: the caller announces `pending` once the ticket row exists.
+ * With `announce: false` it records nothing: the caller announces `announced` once the ticket row
+ * exists (a ticket about to be inserted).
  */
 export async function evaluateTicketSla(ctx: Ctx, ticketId: string, state: SlaState, options: { announce?: boolean } = {}): Promise<{
   result: EngineResult; announced: TimelineEntry[]; columns: Record<string, unknown>;
