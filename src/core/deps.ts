@@ -49,7 +49,7 @@ export async function closeDeps(deps: Deps): Promise<void> {
   closeTransports();
   deps.redis?.disconnect();
   await deps.events.close();
-  await deps.counters?.destroy();
-  await deps.publisher?.destroy();
+  await deps.counters.destroy();
+  await deps.publisher.destroy();
   await deps.db.destroy();
 }

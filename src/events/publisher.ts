@@ -39,7 +39,7 @@ export function publishEvents(deps: Deps, tenantId: string): Promise<void> {
   return start();
 
   function start(): Promise<void> {
-    const run: Promise<void> = publishNow(deps.publisher ?? deps.db, tenantId)
+    const run: Promise<void> = publishNow(deps.publisher, tenantId)
       .then(() => undefined, (error: unknown) => deps.log.warn({ err: error, tenantId }, 'event publishing failed; the event-publish job retries'))
       .finally(() => {
         if (current.running === run) current.running = null;

@@ -31,11 +31,11 @@ interface UserRow { id: string; email: string; name: string; locale: string | nu
 export type KnownNames = Map<string, string>;
 
 /** Users matching `build`; their names join `known`. */
-async function usersWhere(ctx: Ctx, build: (qb: ReturnType<typeof scoped>) => void, known?: KnownNames): Promise<UserRow[]> {
+async function usersWhere(ctx: Ctx, build: (qb: ReturnType<typeof scoped>) => void, known: KnownNames): Promise<UserRow[]> {
   const qb = scoped(ctx, 'users').select('users.id', 'users.email', 'users.name', 'users.locale', 'users.role', 'users.active', 'users.notification_preferences');
   build(qb);
   const rows = await (qb as unknown as Promise<UserRow[]>);
-  for (const row of rows) known?.set(row.id, row.name);
+  for (const row of rows) known.set(row.id, row.name);
   return rows;
 }
 
@@ -44,12 +44,12 @@ const isStaff = (u: UserRow) => u.active && (u.role === 'admin' || u.role === 'a
 /** Who may get agent mail: active staff whose preferences leave email on (the preferences' defaults apply). */
 const takesAgentMail = (u: UserRow) => isStaff(u) && preferencesOf(u.notification_preferences).email;
 
-async function userById(ctx: Ctx, id: string | null, known?: KnownNames): Promise<UserRow | null> {
+async function userById(ctx: Ctx, id: string | null, known: KnownNames): Promise<UserRow | null> {
   if (!id) return null;
   return (await usersWhere(ctx, (qb) => qb.where('users.id', id), known))[0] ?? null;
 }
 
-async function teamMembers(ctx: Ctx, teamId: string | null, leadsOnly = false, known?: KnownNames): Promise<UserRow[]> {
+async function teamMembers(ctx: Ctx, teamId: string | null, leadsOnly: boolean, known: KnownNames): Promise<UserRow[]> {
   if (!teamId) return [];
   return usersWhere(ctx, (qb) => {
     qb.join('team_members as m', function joinMember() {
@@ -60,7 +60,7 @@ async function teamMembers(ctx: Ctx, teamId: string | null, leadsOnly = false, k
 }
 
 /** The assignee, else the team's members: who handles a ticket. */
-async function handlers(ctx: Ctx, ticket: Ticket, known?: KnownNames): Promise<UserRow[]> {
+async function handlers(ctx: Ctx, ticket: Ticket, known: KnownNames): Promise<UserRow[]> {
   const assignee = await userById(ctx, ticket.assigned_agent_id, known);
   if (assignee) return [assignee];
   return teamMembers(ctx, ticket.team_id, false, known);
@@ -98,7 +98,7 @@ export async function mayNotify(ctx: Ctx, event: EventRecord): Promise<boolean> 
 }
 
 /** The notifications of one event; the names of the users it read join `known`. */
-export async function plan(ctx: Ctx, event: EventRecord, ticket: Ticket, known?: KnownNames): Promise<Planned[]> {
+export async function plan(ctx: Ctx, event: EventRecord, ticket: Ticket, known: KnownNames): Promise<Planned[]> {
   const actor = event.actor_id;
   const data = event.data as Record<string, unknown>;
   // The requester is read only for the notifications that go to them.

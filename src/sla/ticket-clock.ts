@@ -67,7 +67,7 @@ function ticketSla(result: EngineResult): TicketSla {
  * With `announce: false` it records nothing: the caller announces `announced` once the ticket row
  * exists (a ticket about to be inserted).
  */
-export async function evaluateTicketSla(ctx: Ctx, ticketId: string, state: SlaState, options: { announce?: boolean } = {}): Promise<{
+async function evaluateTicketSla(ctx: Ctx, ticketId: string, state: SlaState, options: { announce?: boolean } = {}): Promise<{
   result: EngineResult; announced: TimelineEntry[]; columns: Record<string, unknown>;
 }> {
   const [hours, holidays] = await Promise.all([loadBusinessHours(ctx), loadHolidays(ctx)]);
@@ -144,18 +144,14 @@ export async function slaMessageColumns(ctx: Ctx, ticket: Ticket, message: { is_
 
 /**
  * The lifecycle hook (registered in src/wiring.ts): on a change of status or priority appends it
- * to the history. A type change moves nothing (CONTRACT §11). A created ticket already carries its
- * clock (`slaNewTicketColumns`); one created without it (the hook not registered) starts it here.
+ * to the history. A type change moves nothing (CONTRACT §11). A created ticket's clock started
+ * with its insert (`slaNewTicketColumns`).
  */
 export async function slaTicketHook(ctx: Ctx, change: TicketChange): Promise<void> {
   const ticket = change.after;
   const at = ctx.now.toISOString();
-  let state = stateOf(ticket);
-  if (change.before === null) {
-    if (state === null) await refreshTicketSla(ctx, ticket.id, await initialState(ctx, ticket));
-    return;
-  }
-  state ??= await initialState(ctx, ticket);
+  if (change.before === null) return;
+  const state = stateOf(ticket) ?? (await initialState(ctx, ticket));
   const events = [...state.events];
   if (change.changed.has('status_id')) events.push({ at, kind: 'status', status: info((await statusById(ctx, ticket.status_id))!) });
   if (change.changed.has('priority_id')) events.push({ at, kind: 'priority', policy: await effectivePolicy(ctx, ticket.priority_id, ticket.type_id) });

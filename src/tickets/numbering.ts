@@ -14,8 +14,8 @@ const NEXT_NUMBER_SQL = `INSERT INTO ticket_counters (tenant_id, last_number) VA
  * that fails after it was numbered (validation runs before) leaves its number unused.
  *
  * The pool is separate so that a create holding a connection of the main pool never waits for
- * another one of that pool (which could starve it under load). Imports (ctx.quiet) and contexts
- * without the pool keep the number in their transaction.
+ * another one of that pool (which could starve it under load). Imports (ctx.quiet) keep the
+ * number in their transaction.
  *
  * The pool commits asynchronously (`synchronous_commit = off`): the row lock is released as soon
  * as the commit record is in the WAL buffers, not after the disk flush, so the tenant's counter
@@ -26,7 +26,7 @@ const NEXT_NUMBER_SQL = `INSERT INTO ticket_counters (tenant_id, last_number) VA
  * numbers no committed ticket used, which are then handed out again.
  */
 export async function nextTicketNumber(ctx: Ctx): Promise<number> {
-  const db = ctx.quiet || !ctx.deps.counters ? ctx.trx : ctx.deps.counters;
+  const db = ctx.quiet ? ctx.trx : ctx.deps.counters;
   const { rows } = await db.raw<{ rows: Array<{ last_number: number }> }>(NEXT_NUMBER_SQL, [ctx.tenantId]);
   return rows[0]!.last_number;
 }

@@ -100,7 +100,7 @@ t.test('writers commit without the publisher lock, and many commits share one pu
   const runs: string[] = [];
   const count = (q: { sql: string }) => { if (q.sql.includes('events_publish_pending')) runs.push(q.sql); };
   // The runs go through the publisher's own pool (Deps.publisher).
-  const publisherPool = env.deps.publisher!;
+  const publisherPool = env.deps.publisher;
   publisherPool.on('query', count);
   t.teardown(() => publisherPool.removeListener('query', count));
 
@@ -136,7 +136,7 @@ t.test('a write is published while every connection of the main pool is taken', 
   // The test app's pool has 5 connections: all of them busy for 3 s, and one more request waiting.
   // (A knex query runs once it is awaited: `then` starts each one now.)
   const busy = Array.from({ length: 6 }, () => env.deps.db.raw('SELECT pg_sleep(3)').then(() => undefined));
-  const sleeping = async () => Number((await env.deps.publisher!.raw(
+  const sleeping = async () => Number((await env.deps.publisher.raw(
     "SELECT count(*) AS n FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(3)' AND state = 'active'")).rows[0].n);
   for (let i = 0; i < 100 && (await sleeping()) < 5; i++) await new Promise((r) => setTimeout(r, 20));
   t.equal(await sleeping(), 5, 'the main pool is taken');
@@ -144,7 +144,7 @@ t.test('a write is published while every connection of the main pool is taken', 
   await publishEvents(env.deps, a.id);
   const waited = Date.now() - started;
   t.ok(waited < 2_000, `the publisher run did not wait for the main pool (${waited} ms)`);
-  const row = await env.deps.publisher!('events').where({ id: event.id }).first('seq');
+  const row = await env.deps.publisher('events').where({ id: event.id }).first('seq');
   t.not(row.seq, null, 'the event is numbered');
   await Promise.all(busy);
 });

@@ -106,7 +106,7 @@ t.test('creating tickets', async (t) => {
     const commitMode = async (db: typeof env.deps.db) => (await db.raw('SHOW synchronous_commit')).rows[0].synchronous_commit;
     t.equal(await commitMode(env.deps.counters!), 'off', 'the counter pool commits asynchronously');
     t.equal(await commitMode(env.deps.db), 'on', 'the main pool commits durably');
-    t.equal(await commitMode(env.deps.publisher!), 'on', 'the event publisher commits durably');
+    t.equal(await commitMode(env.deps.publisher), 'on', 'the event publisher commits durably');
   });
 
   await t.test('customers open tickets for themselves only, without staff fields', async (t) => {
