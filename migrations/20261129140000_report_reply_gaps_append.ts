@@ -1,0 +1,87 @@
+import type { Knex } from 'knex';
+
+/**
+ * The reply-gap trigger (migrations 20261128180000 and 20261129090000) recomputed the whole reply
+ * history of every ticket a statement touched, through a SQL function whose plans PostgreSQL does
+ * not keep between calls: about 1.5 ms of every public staff reply, the largest part of a reply's
+ * database time (docs/performance.md).
+ *
+ * Almost every reply is written after all the others of its ticket. Appending one changes no
+ * existing gap row: its own row is the ticket's latest reply instant (`prev_at`), the author's
+ * latest (`prev_author_at`) and the hours of the week of all of them (`earlier_hours`), and no hour
+ * needs marking (the resync marks only existing rows that change). The trigger now writes that row
+ * directly when a statement inserts exactly one public staff reply ordered after every reply of
+ * its ticket by (created_at, id), the order of the resync's window; everything else (several
+ * replies, a reply written before others, updates, deletes) still goes through the resync.
+ */
+export async function up(knex: Knex): Promise<void> {
+  await knex.raw(`
+    CREATE OR REPLACE FUNCTION report_reply_gaps_sync() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      tenants uuid[] := '{}';
+      tickets uuid[] := '{}';
+      more_tenants uuid[];
+      more_tickets uuid[];
+      reply record;
+      latest record;
+    BEGIN
+      IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        SELECT coalesce(array_agg(n.tenant_id), '{}'), coalesce(array_agg(n.ticket_id), '{}') INTO tenants, tickets
+          FROM new_rows n WHERE n.is_agent AND NOT n.is_private;
+      END IF;
+      IF TG_OP = 'INSERT' AND cardinality(tickets) = 1 THEN
+        SELECT n.tenant_id, n.id, n.ticket_id, n.author_id, n.created_at INTO reply
+          FROM new_rows n WHERE n.is_agent AND NOT n.is_private;
+        SELECT g.at, g.message_id INTO latest FROM report_reply_gaps g
+         WHERE g.tenant_id = reply.tenant_id AND g.ticket_id = reply.ticket_id
+         ORDER BY g.at DESC, g.message_id DESC LIMIT 1;
+        IF latest.at IS NULL OR (latest.at, latest.message_id) < (reply.created_at, reply.id) THEN
+          INSERT INTO report_reply_gaps (tenant_id, message_id, ticket_id, author_id, at, prev_at, prev_author_at, earlier_hours)
+          SELECT reply.tenant_id, reply.id, reply.ticket_id, reply.author_id, reply.created_at, latest.at,
+                 max(g.at) FILTER (WHERE g.author_id IS NOT DISTINCT FROM reply.author_id),
+                 coalesce(bit_or(report_hour_bit(g.at)), repeat('0', 168)::bit(168))
+            FROM report_reply_gaps g
+           WHERE g.tenant_id = reply.tenant_id AND g.ticket_id = reply.ticket_id;
+          RETURN NULL;
+        END IF;
+      END IF;
+      IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        SELECT coalesce(array_agg(o.tenant_id), '{}'), coalesce(array_agg(o.ticket_id), '{}') INTO more_tenants, more_tickets
+          FROM old_rows o WHERE o.is_agent AND NOT o.is_private;
+        tenants := tenants || more_tenants;
+        tickets := tickets || more_tickets;
+      END IF;
+      IF cardinality(tickets) > 0 THEN
+        PERFORM report_reply_gaps_resync(tenants, tickets);
+      END IF;
+      RETURN NULL;
+    END $$;
+  `);
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.raw(`
+    CREATE OR REPLACE FUNCTION report_reply_gaps_sync() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE
+      tenants uuid[] := '{}';
+      tickets uuid[] := '{}';
+      more_tenants uuid[];
+      more_tickets uuid[];
+    BEGIN
+      IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        SELECT coalesce(array_agg(n.tenant_id), '{}'), coalesce(array_agg(n.ticket_id), '{}') INTO tenants, tickets
+          FROM new_rows n WHERE n.is_agent AND NOT n.is_private;
+      END IF;
+      IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        SELECT coalesce(array_agg(o.tenant_id), '{}'), coalesce(array_agg(o.ticket_id), '{}') INTO more_tenants, more_tickets
+          FROM old_rows o WHERE o.is_agent AND NOT o.is_private;
+        tenants := tenants || more_tenants;
+        tickets := tickets || more_tickets;
+      END IF;
+      IF cardinality(tickets) > 0 THEN
+        PERFORM report_reply_gaps_resync(tenants, tickets);
+      END IF;
+      RETURN NULL;
+    END $$;
+  `);
+}
