@@ -12,6 +12,7 @@ import { archiveReader, changeTicketStatus, isStaffActor, loadVisibleTicket } fr
 import type { Message as MessageOut, MessageCreate, MessageListQuery } from './schemas.js';
 import { pinConfigVersion } from '../db/config-cache.js';
 import { scoped } from '../db/tenant-scope.js';
+import { prepared } from '../db/prepared.js';
 
 /**
  * A ticket's conversation: public replies and private notes. `addMessage` is THE way a message
@@ -123,7 +124,7 @@ export async function addMessage(ctx: Ctx, ticketId: string, input: NewMessage):
   if (author.isAgent && !isPrivate && !ticket.first_responded_at) columns.first_responded_at = ctx.now;
   Object.assign(ticket, columns);
   const derived = await runMessageHooks(ctx, { ticket, message });
-  await scoped(ctx, 'tickets').where({ id: ticket.id }).update({ ...derived, ...columns });
+  await prepared(scoped(ctx, 'tickets').where({ id: ticket.id }).update({ ...derived, ...columns }));
   return messageOut(message, attachments);
 }
 

@@ -1,4 +1,5 @@
 import type { Ctx } from '../core/context.js';
+import { prepared } from './prepared.js';
 
 /**
  * A per-process cache of the configuration a ticket write reads on every call (SLA calendar and
@@ -23,7 +24,7 @@ const pinned = new WeakMap<object, string>();
 /** Reads the tenant's configuration version in ctx's transaction and lets `cachedConfig` use it. */
 export async function pinConfigVersion(ctx: Ctx): Promise<void> {
   if (ctx.quiet || pinned.has(ctx)) return;
-  const row = await ctx.trx('tenant_config_versions').where({ tenant_id: ctx.tenantId }).first('version') as { version: string } | undefined;
+  const row = await prepared(ctx.trx('tenant_config_versions').where({ tenant_id: ctx.tenantId }).first('version')) as { version: string } | undefined;
   pinned.set(ctx, row?.version ?? '0');
 }
 

@@ -1,6 +1,7 @@
 import { Model, type ModelClass, type QueryBuilderType } from 'objection';
 import type { Ctx } from '../core/context.js';
 import { uuidv7 } from '../core/ids.js';
+import { prepared } from './prepared.js';
 
 /** What a tenant-scoped query needs from a context. */
 export type Scope = Pick<Ctx, 'trx' | 'tenantId'>;
@@ -27,7 +28,8 @@ export class TenantModel extends Model {
 
   /** One row of this tenant by id, or undefined (another tenant's id is simply not found). */
   static async findIn<M extends TenantModel>(this: TenantModelClass<M>, ctx: Scope, id: string): Promise<M | undefined> {
-    return this.scoped(ctx).findOne({ [`${this.tableName}.id`]: id }) as unknown as Promise<M | undefined>;
+    // A lookup by key: one plan fits every id, so the statement is prepared once per connection.
+    return prepared(this.scoped(ctx).findOne({ [`${this.tableName}.id`]: id })) as unknown as Promise<M | undefined>;
   }
 
   /** Inserts rows for ctx's tenant (a new time-ordered id unless one is given) and returns them. */

@@ -4,6 +4,7 @@ import type { InboundFile } from '../conversation/inbound-files.js';
 import { addMessage, type MessageAuthor } from '../conversation/messages.js';
 import { addCollaborator } from '../tickets/collaborators.js';
 import { addLink } from '../tickets/links.js';
+import { prepared } from '../db/prepared.js';
 
 /**
  * What the mail channel takes from the conversation and the ticket operations, in one place, so
@@ -71,11 +72,11 @@ export async function linkFollowUp(ctx: Ctx, ticketId: string, closedTicketId: s
 
 /** Everyone collaborating on a ticket, as mail recipients (users resolved to their address). */
 export async function collaboratorAddresses(ctx: Ctx, ticketId: string): Promise<{ user_id: string | null; email: string; name: string | null }[]> {
-  const { rows } = await ctx.trx.raw(
+  const { rows } = await prepared(ctx.trx.raw(
     `SELECT c.user_id, coalesce(u.email, c.email) AS email, coalesce(u.name, c.name) AS name
        FROM ticket_collaborators c LEFT JOIN users u ON u.tenant_id = c.tenant_id AND u.id = c.user_id
       WHERE c.tenant_id = ? AND c.ticket_id = ? AND (u.id IS NULL OR u.active)`,
     [ctx.tenantId, ticketId],
-  ) as { rows: { user_id: string | null; email: string; name: string | null }[] };
+  )) as { rows: { user_id: string | null; email: string; name: string | null }[] };
   return rows.filter((r) => r.email);
 }

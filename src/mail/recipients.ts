@@ -6,6 +6,7 @@ import { preferencesOf } from '../push/quiet-hours.js';
 import { statusById } from '../vocab/lookup.js';
 import { collaboratorAddresses } from './conversation-port.js';
 import type { Identifier } from './template-defaults.js';
+import { prepared } from '../db/prepared.js';
 
 /**
  * Who gets which notification for an event: CONTRACT §14, exactly.
@@ -32,7 +33,7 @@ export type KnownNames = Map<string, string>;
 
 /** Users matching `build`; their names join `known`. */
 async function usersWhere(ctx: Ctx, build: (qb: ReturnType<typeof scoped>) => void, known: KnownNames): Promise<UserRow[]> {
-  const qb = scoped(ctx, 'users').select('users.id', 'users.email', 'users.name', 'users.locale', 'users.role', 'users.active', 'users.notification_preferences');
+  const qb = prepared(scoped(ctx, 'users')).select('users.id', 'users.email', 'users.name', 'users.locale', 'users.role', 'users.active', 'users.notification_preferences');
   build(qb);
   const rows = await (qb as unknown as Promise<UserRow[]>);
   for (const row of rows) known.set(row.id, row.name);

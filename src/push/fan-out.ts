@@ -4,6 +4,7 @@ import { uuidv7 } from '../core/ids.js';
 import type { EventRecord } from '../events/models.js';
 import { preferencesOf, withinActiveWindow } from './quiet-hours.js';
 import { schedulePushDrain } from './send.js';
+import { prepared } from '../db/prepared.js';
 
 /**
  * Who gets a browser push, decided inside the change's transaction (CONTRACT §14), as an event
@@ -37,7 +38,7 @@ async function staffRecipients(ctx: Ctx, teamId: string | null): Promise<Recipie
       this.on('team_members.tenant_id', 'users.tenant_id').andOn('team_members.user_id', 'users.id');
     }).where('team_members.team_id', teamId);
   }
-  return query;
+  return prepared(query);
 }
 
 interface TicketFacts { id: string; ticket_number: number | string; subject: string; team_id: string | null; priority_key: string }

@@ -3,6 +3,7 @@ import type { Ctx } from '../core/context.js';
 import { errors } from '../core/errors.js';
 import { Ticket } from './models.js';
 import { sharedOrganizationIds } from './directory-links.js';
+import { prepared } from '../db/prepared.js';
 
 export const isStaffActor = (ctx: Ctx) => ctx.actor.role === 'admin' || ctx.actor.role === 'agent'
   || ctx.actor.type === 'cli' || ctx.actor.type === 'system';
@@ -35,7 +36,8 @@ export async function loadVisibleTicket(ctx: Ctx, id: string, options: { forUpda
   if (options.columns) qb.select(...options.columns);
   visible(qb);
   if (options.forUpdate) qb.forUpdate();
-  const [ticket] = await qb.limit(1);
+  // A lookup by key (a customer's visibility adds filters on the same row): prepared.
+  const [ticket] = await prepared(qb.limit(1));
   if (!ticket) throw errors.notFound('ticket', id);
   return ticket;
 }

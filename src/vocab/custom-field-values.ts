@@ -1,6 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import type { FieldProblem } from '../core/errors.js';
 import { CustomField } from './models.js';
+import { prepared } from '../db/prepared.js';
 
 /**
  * Custom field values on every ticket write, validated against each field's kind (CONTRACT §4:
@@ -37,7 +38,7 @@ function kindProblem(field: CustomField, value: unknown): string | null {
 export async function customFieldsByKey(ctx: Ctx, keys?: string[]): Promise<Map<string, CustomField>> {
   const qb = CustomField.scoped(ctx);
   if (keys) qb.whereIn('custom_fields.key', keys);
-  const rows = await qb.forShare();
+  const rows = await prepared(qb.forShare());
   return new Map(rows.map((f) => [f.key, f]));
 }
 

@@ -1,0 +1,7 @@
+/** knex's PostgreSQL client class (CommonJS `module.exports`), extended by src/db/prepared.ts. */
+declare module 'knex/lib/dialects/postgres/index.js' {
+  export default class KnexPgClient {
+    constructor(config: unknown);
+    _query(connection: unknown, obj: unknown): Promise<unknown>;
+  }
+}
