@@ -108,15 +108,14 @@ export async function routeTicket(ctx: Ctx, ticket: Ticket, trigger: RoutingTrig
  * The ticket hook (registered in src/wiring.ts): routes on creation and on every update that
  * routing did not make itself.
  */
-export async function routingHook(ctx: Ctx, change: TicketChange): Promise<void> {
-  if (routing.has(ctx.trx)) return;
+export async function routingHook(ctx: Ctx, change: TicketChange): Promise<boolean> {
+  if (routing.has(ctx.trx)) return false;
   if (change.before === null) {
     // What the creator chose stays: a team, an assignee. (A priority is a default as often as a choice.)
     const chosen = new Set<string>();
     if (change.after.team_id) chosen.add('team_id');
-    await routeTicket(ctx, change.after, 'ticket_created', chosen);
-    return;
+    return routeTicket(ctx, change.after, 'ticket_created', chosen);
   }
   const current = await Ticket.scoped(ctx).where('tickets.id', change.after.id).forUpdate().first();
-  if (current && !current.closed_at) await routeTicket(ctx, current, 'ticket_updated', change.changed);
+  return current && !current.closed_at ? routeTicket(ctx, current, 'ticket_updated', change.changed) : false;
 }

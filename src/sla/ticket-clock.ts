@@ -147,14 +147,15 @@ export async function slaMessageColumns(ctx: Ctx, ticket: Ticket, message: { is_
  * to the history. A type change moves nothing (CONTRACT §11). A created ticket's clock started
  * with its insert (`slaNewTicketColumns`).
  */
-export async function slaTicketHook(ctx: Ctx, change: TicketChange): Promise<void> {
+export async function slaTicketHook(ctx: Ctx, change: TicketChange): Promise<boolean> {
   const ticket = change.after;
   const at = ctx.now.toISOString();
-  if (change.before === null) return;
+  if (change.before === null) return false;
   const state = stateOf(ticket) ?? (await initialState(ctx, ticket));
   const events = [...state.events];
   if (change.changed.has('status_id')) events.push({ at, kind: 'status', status: info((await statusById(ctx, ticket.status_id))!) });
   if (change.changed.has('priority_id')) events.push({ at, kind: 'priority', policy: await effectivePolicy(ctx, ticket.priority_id, ticket.type_id) });
-  if (events.length === state.events.length) return;
+  if (events.length === state.events.length) return false;
   await refreshTicketSla(ctx, ticket.id, { ...state, events });
+  return true;
 }

@@ -8,6 +8,7 @@ import { checkTeamExists, teamName } from './directory-links.js';
 import { findActiveType, findAssignee, findPriority, findStatus, userName } from './references.js';
 import { runTicketHooks } from './hooks.js';
 import { normaliseTags } from './tags.js';
+import { prepared } from '../db/prepared.js';
 
 /**
  * THE way a ticket changes after creation: PATCH /tickets/{id} now, bulk updates and macros later.
@@ -131,8 +132,8 @@ export async function applyTicketChanges(ctx: Ctx, ticket: Ticket, changes: Tick
 
   const changed = new Set(Object.keys(columns));
   if (!changed.size) return ticket;
-  const [after] = await Ticket.scoped(ctx).where('tickets.id', ticket.id)
-    .patch({ ...columns, updated_at: ctx.now } as never).returning('*') as unknown as Ticket[];
+  const [after] = await prepared(Ticket.scoped(ctx).where('tickets.id', ticket.id)
+    .patch({ ...columns, updated_at: ctx.now } as never).returning('*')) as unknown as Ticket[];
 
   for (const t of transitions) {
     await recordEvent(ctx, {
@@ -153,6 +154,6 @@ export async function applyTicketChanges(ctx: Ctx, ticket: Ticket, changes: Tick
       },
     });
   }
-  await runTicketHooks(ctx, { before: ticket, after: after!, changed });
-  return (await Ticket.findIn(ctx, ticket.id))!;
+  const rewritten = await runTicketHooks(ctx, { before: ticket, after: after!, changed });
+  return rewritten ? (await Ticket.findIn(ctx, ticket.id))! : after!;
 }

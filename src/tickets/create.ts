@@ -136,8 +136,8 @@ export async function createTicket(ctx: Ctx, input: TicketCreate): Promise<Ticke
 
   // Hooks first (routing may assign), so that the event carries
   // the ticket as it stands when the create commits.
-  await runTicketHooks(ctx, { before: null, after: ticket, changed: new Set(Object.keys(row)) });
-  const created = (await Ticket.findIn(ctx, ticket.id))!;
+  const rewritten = await runTicketHooks(ctx, { before: null, after: ticket, changed: new Set(Object.keys(row)) });
+  const created = rewritten ? (await Ticket.findIn(ctx, ticket.id))! : ticket;
   await emitTicketCreated(ctx, {
     ticket_id: created.id,
     ticket_number: ticketNumber,

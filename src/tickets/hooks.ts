@@ -5,7 +5,7 @@ import type { Ticket } from './models.js';
  * What reacts to a ticket being created or changed, inside the same transaction: the SLA engine
  * (recompute targets on status and priority changes), routing rules. Areas register from the
  * composition root (src/wiring.ts), so the ticket code never imports them. A hook may update the
- * ticket row; the caller re-reads it after the hooks ran.
+ * ticket row and then answers true: the caller reads the row again only when one did.
  */
 export interface TicketChange {
   /** null on create. */
@@ -15,7 +15,8 @@ export interface TicketChange {
   changed: ReadonlySet<string>;
 }
 
-export type TicketHook = (ctx: Ctx, change: TicketChange) => Promise<void>;
+/** Answers true when it wrote the ticket row (the caller's copy is then stale). */
+export type TicketHook = (ctx: Ctx, change: TicketChange) => Promise<boolean>;
 
 const hooks = new Map<string, TicketHook>();
 
@@ -23,10 +24,13 @@ export function registerTicketHook(name: string, hook: TicketHook): void {
   hooks.set(name, hook);
 }
 
-export async function runTicketHooks(ctx: Ctx, change: TicketChange): Promise<void> {
+/** Runs every hook; answers whether any wrote the ticket row. */
+export async function runTicketHooks(ctx: Ctx, change: TicketChange): Promise<boolean> {
   // An import (ctx.quiet) reproduces history: no SLA clock, routing or snooze reacts to it.
-  if (ctx.quiet) return;
-  for (const hook of hooks.values()) await hook(ctx, change);
+  if (ctx.quiet) return false;
+  let wrote = false;
+  for (const hook of hooks.values()) if (await hook(ctx, change)) wrote = true;
+  return wrote;
 }
 
 /** A ticket about to be inserted: its columns, the id already chosen. */

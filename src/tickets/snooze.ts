@@ -86,10 +86,10 @@ export async function unsnoozeDue(ctx: Ctx): Promise<number> {
 }
 
 /** Ticket hook: a ticket that enters a closed status loses its snooze (closed is final). */
-export async function endSnoozeOnClose(ctx: Ctx, change: TicketChange): Promise<void> {
-  if (!change.changed.has('status_id') || !change.after.snoozed_until) return;
+export async function endSnoozeOnClose(ctx: Ctx, change: TicketChange): Promise<boolean> {
+  if (!change.changed.has('status_id') || !change.after.snoozed_until) return false;
   const status = await Status.findIn(ctx, change.after.status_id);
-  if (status?.category === 'closed') await endSnooze(ctx, change.after, 'closed');
+  return status?.category === 'closed' ? endSnooze(ctx, change.after, 'closed') : false;
 }
 
 /**

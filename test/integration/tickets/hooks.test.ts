@@ -20,9 +20,11 @@ t.test('ticket hooks', async (t) => {
   registerTicketHook('test-sla', async (ctx, change) => {
     seen.push(change);
     if (fail) throw new Error('hook failed');
-    if (!change.before) await Ticket.scoped(ctx).where('tickets.id', change.after.id).patch({ sla_due_at: due } as never);
+    if (change.before) return false;
+    await Ticket.scoped(ctx).where('tickets.id', change.after.id).patch({ sla_due_at: due } as never);
+    return true; // it wrote the row: the caller reads it again
   });
-  t.teardown(() => registerTicketHook('test-sla', async () => {}));
+  t.teardown(() => registerTicketHook('test-sla', async () => false));
 
   const ticket = await openTicket(env, tenant.admin.token, { requester_id: customer.id });
   t.equal(seen[0]!.before, null);
@@ -31,10 +33,16 @@ t.test('ticket hooks', async (t) => {
   const created = await env.deps.db('events').where({ tenant_id: tenant.id, ticket_id: ticket.id, type: 'ticket.created' }).first();
   t.equal(created.data.sla_due_at, due.toISOString(), 'so does the ticket.created payload');
 
-  await call(env, 'PATCH', `/tickets/${ticket.id}`, { token: tenant.admin.token, body: { priority_id: v.priority.high } });
+  const patched = await call(env, 'PATCH', `/tickets/${ticket.id}`, { token: tenant.admin.token, body: { priority_id: v.priority.high } });
   t.same([...seen[1]!.changed], ['priority_id']);
   t.equal(seen[1]!.before!.priority_id, v.priority.normal);
   t.equal(seen[1]!.after.priority_id, v.priority.high);
+  const read = await call(env, 'GET', `/tickets/${ticket.id}`, { token: tenant.admin.token });
+  t.same(patched.json(), read.json(), 'the answer of a change (the SLA hook rewrote the row, this one did not) is the stored ticket');
+  const renamed = await call(env, 'PATCH', `/tickets/${ticket.id}`, { token: tenant.admin.token, body: { subject: 'Renamed' } });
+  t.same([...seen[2]!.changed], ['subject']);
+  t.same(renamed.json(), (await call(env, 'GET', `/tickets/${ticket.id}`, { token: tenant.admin.token })).json(),
+    'a change no hook rewrote answers the row of its own UPDATE, as stored');
 
   fail = true;
   const res = await call(env, 'PATCH', `/tickets/${ticket.id}`, { token: tenant.admin.token, body: { priority_id: v.priority.low } });
