@@ -8,7 +8,8 @@ import type { Knex } from 'knex';
  *
  * Almost every reply is written after all the others of its ticket. Appending one changes no
  * existing gap row: its own row is the ticket's latest reply instant (`prev_at`), the author's
- * latest (`prev_author_at`) and the hours of the week of all of them (`earlier_hours`), and no hour
+ * latest (`prev_author_at`) and the hours of the week before it (`earlier_hours`: the latest row's
+ * and that reply's own hour, so the row costs the same on a long conversation), and no hour
  * needs marking (the resync marks only existing rows that change). The trigger now writes that row
  * directly when a statement inserts exactly one public staff reply ordered after every reply of
  * its ticket by (created_at, id), the order of the resync's window; everything else (several
@@ -32,16 +33,18 @@ export async function up(knex: Knex): Promise<void> {
       IF TG_OP = 'INSERT' AND cardinality(tickets) = 1 THEN
         SELECT n.tenant_id, n.id, n.ticket_id, n.author_id, n.created_at INTO reply
           FROM new_rows n WHERE n.is_agent AND NOT n.is_private;
-        SELECT g.at, g.message_id INTO latest FROM report_reply_gaps g
+        SELECT g.at, g.message_id, g.earlier_hours INTO latest FROM report_reply_gaps g
          WHERE g.tenant_id = reply.tenant_id AND g.ticket_id = reply.ticket_id
          ORDER BY g.at DESC, g.message_id DESC LIMIT 1;
         IF latest.at IS NULL OR (latest.at, latest.message_id) < (reply.created_at, reply.id) THEN
+          -- The hours before the new reply: those before the latest one, and the latest one's.
           INSERT INTO report_reply_gaps (tenant_id, message_id, ticket_id, author_id, at, prev_at, prev_author_at, earlier_hours)
-          SELECT reply.tenant_id, reply.id, reply.ticket_id, reply.author_id, reply.created_at, latest.at,
-                 max(g.at) FILTER (WHERE g.author_id IS NOT DISTINCT FROM reply.author_id),
-                 coalesce(bit_or(report_hour_bit(g.at)), repeat('0', 168)::bit(168))
-            FROM report_reply_gaps g
-           WHERE g.tenant_id = reply.tenant_id AND g.ticket_id = reply.ticket_id;
+          VALUES (reply.tenant_id, reply.id, reply.ticket_id, reply.author_id, reply.created_at, latest.at,
+                  (SELECT max(g.at) FROM report_reply_gaps g
+                    WHERE g.tenant_id = reply.tenant_id AND g.ticket_id = reply.ticket_id
+                      AND g.author_id IS NOT DISTINCT FROM reply.author_id),
+                  CASE WHEN latest.at IS NULL THEN repeat('0', 168)::bit(168)
+                       ELSE latest.earlier_hours | report_hour_bit(latest.at) END);
           RETURN NULL;
         END IF;
       END IF;
