@@ -8,8 +8,8 @@ import { registerNewTicketColumns, registerTicketHook } from './tickets/hooks.js
 import { endSnoozeOnClose, endSnoozeOnCustomerReply } from './tickets/snooze.js';
 import { slaMessageColumns, slaNewTicketColumns, slaTicketHook } from './sla/ticket-clock.js';
 import { registerAttachmentsHook, registerMessageHook } from './conversation/hooks.js';
-import { registerEventConsumer } from './events/consumers.js';
-import { enqueueDeliveries } from './webhooks/outbox.js';
+import { registerEventCompanions, registerEventConsumer } from './events/consumers.js';
+import { deliveryRows } from './webhooks/outbox.js';
 import { routingHook } from './automation/routing.js';
 import { onStatusChanged } from './csat/surveys.js';
 import { pushOnTicketEvent } from './push/fan-out.js';
@@ -41,9 +41,8 @@ export function wireDomain(): void {
   registerMessageHook('channels', queueChannelReply);
   // Files uploaded to such a reply afterwards are sent as media messages after its text.
   registerAttachmentsHook('channels', queueChannelAttachments);
-  registerEventConsumer('webhook-outbox', async (ctx, event) => {
-    await enqueueDeliveries(ctx, event);
-  });
+  // Each event's webhook deliveries are written by the statement that stores it.
+  registerEventCompanions('webhook-outbox', deliveryRows);
   // Routing stays the LAST ticket hook: on creation the SLA clock (and any other hook) has seen the
   // ticket first, and routing's own changes re-run them through applyTicketChanges.
   registerTicketHook('routing', routingHook);

@@ -1,6 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import { uuidv7 } from '../core/ids.js';
-import { eventConsumers } from './consumers.js';
+import { eventCompanions, eventConsumers } from './consumers.js';
 import { EventRecord, type SubjectType } from './models.js';
 import { publishAfterCommit } from './publisher.js';
 
@@ -18,6 +18,8 @@ export interface NewEvent {
   data: Record<string, unknown>;
   /** Overrides the context's actor; `null` for the system (SLA escalations). */
   actor?: { id: string | null; name: string | null } | null;
+  /** The ticket's row as the emitter holds it, current in the transaction; handed to the consumers. */
+  ticket?: object;
 }
 
 /**
@@ -27,12 +29,22 @@ export interface NewEvent {
  * publisher run right after the commit (src/events/publisher.ts).
  */
 export async function recordEvent(ctx: Ctx, input: NewEvent): Promise<EventRecord> {
-  const event = await EventRecord.insertIn(ctx, eventRow(ctx, input));
   // An import (ctx.quiet) records history: nothing may fan out to webhooks, mail or push, and it
   // publishes its events itself, once per phase (see Ctx.quiet).
-  if (ctx.quiet) return event;
+  if (ctx.quiet) return EventRecord.insertIn(ctx, eventRow(ctx, input));
+  const row = { id: uuidv7(ctx.now.getTime()), ...eventRow(ctx, input), tenant_id: ctx.tenantId };
+  // The rows that go with the event (its webhook deliveries) are written by the event's statement.
+  let insert = ctx.trx.queryBuilder();
+  let index = 0;
+  for (const companion of eventCompanions()) {
+    const rows = await companion(ctx, { id: row.id, type: input.type });
+    if (rows?.rows.length) insert = insert.with(`companion_${index++}`, (qb) => qb.insert(rows.rows).into(rows.table));
+  }
+  const [stored] = await insert.insert(row).into('events').returning('*') as Array<Record<string, unknown>>;
+  const event = EventRecord.fromDatabaseJson(stored!);
   publishAfterCommit(ctx);
-  for (const consume of eventConsumers()) await consume(ctx, event);
+  const facts = input.ticket ? { ticket: input.ticket } : {};
+  for (const consume of eventConsumers()) await consume(ctx, event, facts);
   return event;
 }
 

@@ -1,6 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { csatUrlFor } from '../csat/surveys.js';
 import type { EventRecord } from '../events/models.js';
+import type { EventFacts } from '../events/consumers.js';
 import { Ticket } from '../tickets/models.js';
 import { uuidv7 } from '../core/ids.js';
 import { scoped } from '../db/tenant-scope.js';
@@ -98,9 +99,10 @@ async function enqueue(ctx: Ctx, event: EventRecord, ticket: Ticket, planned: Pl
   return notifications.map((n) => n.id);
 }
 
-export async function notifyOnEvent(ctx: Ctx, event: EventRecord): Promise<void> {
+export async function notifyOnEvent(ctx: Ctx, event: EventRecord, facts: EventFacts = {}): Promise<void> {
   if (!(await mayNotify(ctx, event))) return;
-  const ticket = await Ticket.findIn(ctx, event.ticket_id!);
+  // The emitter's copy of the ticket when it handed one over (current in this transaction).
+  const ticket = (facts.ticket as Ticket | undefined) ?? await Ticket.findIn(ctx, event.ticket_id!);
   if (!ticket) return;
   const known: KnownNames = new Map();
   const planned = await plan(ctx, event, ticket, known);

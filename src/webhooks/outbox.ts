@@ -1,23 +1,25 @@
 import type { Ctx } from '../core/context.js';
 import { uuidv7 } from '../core/ids.js';
 import type { EventRecord } from '../events/models.js';
+import type { CompanionRows } from '../events/consumers.js';
 import { isEventType } from '../events/types.js';
 import { WebhookDelivery, WebhookEndpoint } from './models.js';
 import { cachedConfig } from '../db/config-cache.js';
 
 /**
- * The transactional outbox (SPEC "Delivery rules" 3): registered as an event consumer, it runs in
- * the transaction that records the event and inserts one pending delivery per active endpoint of
- * the tenant subscribed to the event type. A rolled-back change therefore leaves no delivery; a
- * committed one leaves every delivery it needs, and the commit's NOTIFY wakes the dispatchers.
+ * The transactional outbox (SPEC "Delivery rules" 3): registered as the event's companion rows
+ * (src/events/consumers.ts), one pending delivery per active endpoint of the tenant subscribed to
+ * the event type is written by the very statement that stores the event. A rolled-back change
+ * therefore leaves no delivery; a committed one leaves every delivery it needs, and the commit's
+ * NOTIFY wakes the dispatchers.
  */
-export async function enqueueDeliveries(ctx: Ctx, event: EventRecord): Promise<number> {
-  if (!isEventType(event.type)) return 0;
+export async function deliveryRows(ctx: Ctx, event: Pick<EventRecord, 'id' | 'type'>): Promise<CompanionRows | null> {
+  if (!isEventType(event.type)) return null;
   const endpoints: Array<{ id: string }> = await cachedConfig(ctx, `webhooks:subscribed:${event.type}`, async () =>
     (await WebhookEndpoint.scoped(ctx).where('active', true).whereRaw('? = any(events)', [event.type]).select('id')).map((e) => ({ id: e.id })));
-  if (!endpoints.length) return 0;
+  if (!endpoints.length) return null;
   const at = ctx.now.getTime();
-  await WebhookDelivery.query(ctx.trx).insert(endpoints.map((endpoint) => ({
+  return { table: WebhookDelivery.tableName, rows: endpoints.map((endpoint) => ({
     tenant_id: ctx.tenantId,
     id: uuidv7(at),
     endpoint_id: endpoint.id,
@@ -28,6 +30,5 @@ export async function enqueueDeliveries(ctx: Ctx, event: EventRecord): Promise<n
     next_attempt_at: ctx.now,
     created_at: ctx.now,
     updated_at: ctx.now,
-  })) as never);
-  return endpoints.length;
+  })) };
 }

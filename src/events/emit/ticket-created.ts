@@ -22,6 +22,7 @@ export interface TicketCreatedPayload {
 }
 
 /** A new ticket on any channel. The ticket desk calls this in the ticket's create transaction. */
-export async function emitTicketCreated(ctx: Ctx, payload: TicketCreatedPayload): Promise<void> {
-  await recordEvent(ctx, { type: 'ticket.created', subjectType: 'ticket', ticketId: payload.ticket_id, data: { ...payload } });
+/** `ticket`: the new ticket's row as the caller holds it, current in the transaction (see NewEvent). */
+export async function emitTicketCreated(ctx: Ctx, payload: TicketCreatedPayload, ticket?: object): Promise<void> {
+  await recordEvent(ctx, { type: 'ticket.created', subjectType: 'ticket', ticketId: payload.ticket_id, data: { ...payload }, ticket });
 }

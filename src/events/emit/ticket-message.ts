@@ -15,9 +15,10 @@ export interface MessageCreatedPayload {
   body_html: string | null;
 }
 
-export async function emitMessageCreated(ctx: Ctx, payload: MessageCreatedPayload): Promise<void> {
+/** `ticket`: the ticket's row as the caller holds it, current in the transaction (see NewEvent). */
+export async function emitMessageCreated(ctx: Ctx, payload: MessageCreatedPayload, ticket?: object): Promise<void> {
   await recordEvent(ctx, {
     type: 'ticket.message_created', subjectType: 'ticket', ticketId: payload.ticket_id, subjectId: payload.ticket_id,
-    actor: { id: payload.author_id, name: payload.author_name }, data: { ...payload },
+    actor: { id: payload.author_id, name: payload.author_name }, data: { ...payload }, ticket,
   });
 }

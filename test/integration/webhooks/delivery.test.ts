@@ -183,6 +183,15 @@ t.test('a rolled-back change sends nothing; inactive or unsubscribed endpoints g
   await statusChange(env, tenant);
   const rows = await env.deps.db('webhook_deliveries').where({ tenant_id: tenant.id });
   t.same(rows.map((r: any) => r.endpoint_id), [subscribed.id], 'one row: the active endpoint subscribed to the event');
+  // Written by the statement that stored the event: in its transaction, the same command id.
+  await inTransaction(env.deps, { tenantId: tenant.id, actor: SYSTEM_ACTOR, now: T0 }, async (ctx) => {
+    await emitTicketChange(ctx, 'ticket.status_changed', { ticketId: subscribed.id, from: 'Pending', to: 'Open' });
+    const commands = async (table: string) => (await ctx.trx(table).where({ tenant_id: tenant.id }).whereRaw('xmin = pg_current_xact_id()::xid')
+      .select(ctx.trx.raw('cmin::text AS c'))).map((row: { c: string }) => row.c);
+    const [eventCommand] = await commands('events');
+    t.same(await commands('webhook_deliveries'), [eventCommand], 'the delivery was written by the event\'s own INSERT');
+  });
+  await env.deps.db('webhook_deliveries').where({ tenant_id: tenant.id }).whereNot({ id: rows[0].id }).delete();
   await dispatch(env, at(MIN));
   t.equal(receiver.received.length, 1);
 });
