@@ -20,6 +20,19 @@ t.test('uuidv7 keeps the order of ids made within one millisecond', async (t) =>
   t.ok(many.every(isUuid));
 });
 
+t.test('uuidv7 carries any millisecond of its 48 bits exactly, with version 7 and the RFC variant', async (t) => {
+  const stamps = [0, 1, 0xffffff, 0x1000000, 2 ** 48 - 1, ...Array.from({ length: 1000 }, () => Math.floor(Math.random() * 2 ** 48))];
+  for (const ms of stamps) {
+    const id = uuidv7(ms);
+    const hex = id.replace(/-/g, '');
+    if (parseInt(hex.slice(0, 12), 16) !== ms || hex[12] !== '7' || !'89ab'.includes(hex[16]!) || !isUuid(id)) {
+      t.fail(`${ms} gave ${id}`);
+      return;
+    }
+  }
+  t.pass(`${stamps.length} instants read back from their ids`);
+});
+
 t.test('isUuid refuses non-UUIDs', async (t) => {
   for (const bad of ['', 'abc', '1; drop table users', '00000000-0000-0000-0000-00000000000g', 42, null]) t.notOk(isUuid(bad));
 });
