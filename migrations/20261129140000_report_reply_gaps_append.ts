@@ -13,10 +13,16 @@ import type { Knex } from 'knex';
  * needs marking (the resync marks only existing rows that change). The trigger now writes that row
  * directly when a statement inserts exactly one public staff reply ordered after every reply of
  * its ticket by (created_at, id), the order of the resync's window; everything else (several
- * replies, a reply written before others, updates, deletes) still goes through the resync.
+ * replies, a reply written before others, updates, deletes) still goes through the resync. The
+ * ticket index of the gaps now orders a ticket's rows, so the latest reply is read, not sorted.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
+    -- A ticket's rows in reply order: its latest reply is the last entry (the resync's reads of a
+    -- ticket's rows use the same index, by its first two columns).
+    DROP INDEX report_reply_gaps_ticket;
+    CREATE INDEX report_reply_gaps_ticket ON report_reply_gaps (tenant_id, ticket_id, at, message_id);
+
     CREATE OR REPLACE FUNCTION report_reply_gaps_sync() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE
       tenants uuid[] := '{}';
@@ -33,18 +39,23 @@ export async function up(knex: Knex): Promise<void> {
       IF TG_OP = 'INSERT' AND cardinality(tickets) = 1 THEN
         SELECT n.tenant_id, n.id, n.ticket_id, n.author_id, n.created_at INTO reply
           FROM new_rows n WHERE n.is_agent AND NOT n.is_private;
+        -- The ticket's latest reply (the index's last entry of the ticket).
         SELECT g.at, g.message_id, g.earlier_hours INTO latest FROM report_reply_gaps g
          WHERE g.tenant_id = reply.tenant_id AND g.ticket_id = reply.ticket_id
          ORDER BY g.at DESC, g.message_id DESC LIMIT 1;
         IF latest.at IS NULL OR (latest.at, latest.message_id) < (reply.created_at, reply.id) THEN
-          -- The hours before the new reply: those before the latest one, and the latest one's.
+          -- The hours before the new reply: those before the latest one, and the latest one's hour
+          -- of the week (report_hour_of_week, written out: a SQL function call here is set up anew
+          -- in every transaction).
           INSERT INTO report_reply_gaps (tenant_id, message_id, ticket_id, author_id, at, prev_at, prev_author_at, earlier_hours)
           VALUES (reply.tenant_id, reply.id, reply.ticket_id, reply.author_id, reply.created_at, latest.at,
-                  (SELECT max(g.at) FROM report_reply_gaps g
+                  (SELECT g.at FROM report_reply_gaps g
                     WHERE g.tenant_id = reply.tenant_id AND g.ticket_id = reply.ticket_id
-                      AND g.author_id IS NOT DISTINCT FROM reply.author_id),
+                      AND g.author_id IS NOT DISTINCT FROM reply.author_id
+                    ORDER BY g.at DESC, g.message_id DESC LIMIT 1),
                   CASE WHEN latest.at IS NULL THEN repeat('0', 168)::bit(168)
-                       ELSE latest.earlier_hours | report_hour_bit(latest.at) END);
+                       ELSE latest.earlier_hours | set_bit(repeat('0', 168)::bit(168),
+                              mod(floor(extract(epoch FROM latest.at) / 3600)::bigint, 168)::integer, 1) END);
           RETURN NULL;
         END IF;
       END IF;
@@ -64,6 +75,9 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
+    DROP INDEX report_reply_gaps_ticket;
+    CREATE INDEX report_reply_gaps_ticket ON report_reply_gaps (tenant_id, ticket_id);
+
     CREATE OR REPLACE FUNCTION report_reply_gaps_sync() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE
       tenants uuid[] := '{}';
