@@ -22,21 +22,20 @@ export async function up(knex: Knex): Promise<void> {
     -- ticket's rows use the same index, by its first two columns).
     DROP INDEX report_reply_gaps_ticket;
     CREATE INDEX report_reply_gaps_ticket ON report_reply_gaps (tenant_id, ticket_id, at, message_id);
+    ${syncFunction(true)}
+  `);
+}
 
-    CREATE OR REPLACE FUNCTION report_reply_gaps_sync() RETURNS trigger LANGUAGE plpgsql AS $$
-    DECLARE
-      tenants uuid[] := '{}';
-      tickets uuid[] := '{}';
-      more_tenants uuid[];
-      more_tickets uuid[];
-      reply record;
-      latest record;
-    BEGIN
-      IF TG_OP IN ('INSERT', 'UPDATE') THEN
-        SELECT coalesce(array_agg(n.tenant_id), '{}'), coalesce(array_agg(n.ticket_id), '{}') INTO tenants, tickets
-          FROM new_rows n WHERE n.is_agent AND NOT n.is_private;
-      END IF;
-      IF TG_OP = 'INSERT' AND cardinality(tickets) = 1 THEN
+export async function down(knex: Knex): Promise<void> {
+  await knex.raw(`
+    DROP INDEX report_reply_gaps_ticket;
+    CREATE INDEX report_reply_gaps_ticket ON report_reply_gaps (tenant_id, ticket_id);
+    ${syncFunction(false)}
+  `);
+}
+
+/** One public staff reply after every other reply of its ticket: its row, written directly. */
+const APPEND_PATH = `      IF TG_OP = 'INSERT' AND cardinality(tickets) = 1 THEN
         SELECT n.tenant_id, n.id, n.ticket_id, n.author_id, n.created_at INTO reply
           FROM new_rows n WHERE n.is_agent AND NOT n.is_private;
         -- The ticket's latest reply (the index's last entry of the ticket).
@@ -59,37 +58,24 @@ export async function up(knex: Knex): Promise<void> {
           RETURN NULL;
         END IF;
       END IF;
-      IF TG_OP IN ('UPDATE', 'DELETE') THEN
-        SELECT coalesce(array_agg(o.tenant_id), '{}'), coalesce(array_agg(o.ticket_id), '{}') INTO more_tenants, more_tickets
-          FROM old_rows o WHERE o.is_agent AND NOT o.is_private;
-        tenants := tenants || more_tenants;
-        tickets := tickets || more_tickets;
-      END IF;
-      IF cardinality(tickets) > 0 THEN
-        PERFORM report_reply_gaps_resync(tenants, tickets);
-      END IF;
-      RETURN NULL;
-    END $$;
-  `);
-}
+`;
 
-export async function down(knex: Knex): Promise<void> {
-  await knex.raw(`
-    DROP INDEX report_reply_gaps_ticket;
-    CREATE INDEX report_reply_gaps_ticket ON report_reply_gaps (tenant_id, ticket_id);
-
-    CREATE OR REPLACE FUNCTION report_reply_gaps_sync() RETURNS trigger LANGUAGE plpgsql AS $$
+/** The trigger function; without `append`, the earlier one (migration 20261128180000), for `down`. */
+function syncFunction(append: boolean): string {
+  return `CREATE OR REPLACE FUNCTION report_reply_gaps_sync() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE
       tenants uuid[] := '{}';
       tickets uuid[] := '{}';
       more_tenants uuid[];
-      more_tickets uuid[];
+      more_tickets uuid[];${append ? `
+      reply record;
+      latest record;` : ''}
     BEGIN
       IF TG_OP IN ('INSERT', 'UPDATE') THEN
         SELECT coalesce(array_agg(n.tenant_id), '{}'), coalesce(array_agg(n.ticket_id), '{}') INTO tenants, tickets
           FROM new_rows n WHERE n.is_agent AND NOT n.is_private;
       END IF;
-      IF TG_OP IN ('UPDATE', 'DELETE') THEN
+${append ? APPEND_PATH : ''}      IF TG_OP IN ('UPDATE', 'DELETE') THEN
         SELECT coalesce(array_agg(o.tenant_id), '{}'), coalesce(array_agg(o.ticket_id), '{}') INTO more_tenants, more_tickets
           FROM old_rows o WHERE o.is_agent AND NOT o.is_private;
         tenants := tenants || more_tenants;
@@ -99,6 +85,5 @@ export async function down(knex: Knex): Promise<void> {
         PERFORM report_reply_gaps_resync(tenants, tickets);
       END IF;
       RETURN NULL;
-    END $$;
-  `);
+    END $$;`;
 }

@@ -21,6 +21,16 @@ const inputs = (alias: string) => [
 const hours = (alias: string) => `ARRAY[${alias}.created_at, ${alias}.resolved_at,
                  ${OUTCOMES.map((target) => `coalesce(${alias}.sla->'${target}'->>'breached_at', ${alias}.sla->'${target}'->>'met_at')::timestamptz`).join(',\n                 ')}]`;
 
+/** The hours of a ticket's surveys when its team or channel changes, then `end` before the `;`. */
+const surveyMarks = (end: string) => `
+        INSERT INTO report_rollup_dirty (tenant_id, hour)
+        SELECT DISTINCT s.tenant_id, date_trunc('hour', s.x, 'UTC') FROM (
+          SELECT c.tenant_id, unnest(ARRAY[c.created_at, c.submitted_at]) AS x
+            FROM old_rows o JOIN new_rows n ON n.tenant_id = o.tenant_id AND n.id = o.id
+            JOIN csat_surveys c ON c.tenant_id = n.tenant_id AND c.ticket_id = n.id
+           WHERE n.team_id IS DISTINCT FROM o.team_id OR n.channel IS DISTINCT FROM o.channel) s
+         WHERE s.x IS NOT NULL${end};`;
+
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     CREATE OR REPLACE FUNCTION report_dirty_tickets() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -43,14 +53,7 @@ export async function up(knex: Knex): Promise<void> {
                   FROM old_rows o JOIN new_rows n ON n.tenant_id = o.tenant_id AND n.id = o.id
                  WHERE (${inputs('n')}) IS DISTINCT FROM (${inputs('o')})) s
          WHERE s.x IS NOT NULL;
-        -- A survey's figures follow its ticket's team and channel.
-        INSERT INTO report_rollup_dirty (tenant_id, hour)
-        SELECT DISTINCT s.tenant_id, date_trunc('hour', s.x, 'UTC') FROM (
-          SELECT c.tenant_id, unnest(ARRAY[c.created_at, c.submitted_at]) AS x
-            FROM old_rows o JOIN new_rows n ON n.tenant_id = o.tenant_id AND n.id = o.id
-            JOIN csat_surveys c ON c.tenant_id = n.tenant_id AND c.ticket_id = n.id
-           WHERE n.team_id IS DISTINCT FROM o.team_id OR n.channel IS DISTINCT FROM o.channel) s
-         WHERE s.x IS NOT NULL;
+        -- A survey's figures follow its ticket's team and channel.${surveyMarks('')}
       END IF;
       RETURN NULL;
     END $$;
@@ -74,15 +77,7 @@ export async function down(knex: Knex): Promise<void> {
       END IF;
       IF TG_OP IN ('UPDATE', 'DELETE') THEN${rows('o', 'old_rows')}
       END IF;
-      IF TG_OP = 'UPDATE' THEN
-        INSERT INTO report_rollup_dirty (tenant_id, hour)
-        SELECT DISTINCT s.tenant_id, date_trunc('hour', s.x, 'UTC') FROM (
-          SELECT c.tenant_id, unnest(ARRAY[c.created_at, c.submitted_at]) AS x
-            FROM old_rows o JOIN new_rows n ON n.tenant_id = o.tenant_id AND n.id = o.id
-            JOIN csat_surveys c ON c.tenant_id = n.tenant_id AND c.ticket_id = n.id
-           WHERE n.team_id IS DISTINCT FROM o.team_id OR n.channel IS DISTINCT FROM o.channel) s
-         WHERE s.x IS NOT NULL
-        ${mark};
+      IF TG_OP = 'UPDATE' THEN${surveyMarks(`\n        ${mark}`)}
       END IF;
       RETURN NULL;
     END $$;
