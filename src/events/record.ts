@@ -1,6 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import { uuidv7 } from '../core/ids.js';
-import { eventCompanions, eventConsumers } from './consumers.js';
+import { eventCompanions, eventConsumers, type EventFacts } from './consumers.js';
 import { EventRecord, type SubjectType } from './models.js';
 import { publishAfterCommit } from './publisher.js';
 
@@ -20,6 +20,8 @@ export interface NewEvent {
   actor?: { id: string | null; name: string | null } | null;
   /** The ticket's row as the emitter holds it, current in the transaction; handed to the consumers. */
   ticket?: object;
+  /** Whole `users` rows the emitter holds, current in the transaction; handed to the consumers. */
+  users?: readonly object[];
 }
 
 /**
@@ -43,7 +45,7 @@ export async function recordEvent(ctx: Ctx, input: NewEvent): Promise<EventRecor
   const [stored] = await insert.insert(row).into('events').returning('*') as Array<Record<string, unknown>>;
   const event = EventRecord.fromDatabaseJson(stored!);
   publishAfterCommit(ctx);
-  const facts = input.ticket ? { ticket: input.ticket } : {};
+  const facts: EventFacts = { ticket: input.ticket, users: input.users };
   for (const consume of eventConsumers()) await consume(ctx, event, facts);
   return event;
 }

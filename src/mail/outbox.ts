@@ -105,7 +105,7 @@ export async function notifyOnEvent(ctx: Ctx, event: EventRecord, facts: EventFa
   const ticket = (facts.ticket as Ticket | undefined) ?? await Ticket.findIn(ctx, event.ticket_id!);
   if (!ticket) return;
   const known: KnownNames = new Map();
-  const planned = await plan(ctx, event, ticket, known);
+  const planned = await plan(ctx, event, ticket, known, facts.users);
   if (!planned.some((p) => p.recipients.length)) return;
   const settings = await cachedConfig(ctx, 'mail_settings', () => loadMailSettings(ctx));
   const domain = domainOf(ownAddressOf(ctx.deps, settings));

@@ -45,8 +45,16 @@ const isStaff = (u: UserRow) => u.active && (u.role === 'admin' || u.role === 'a
 /** Who may get agent mail: active staff whose preferences leave email on (the preferences' defaults apply). */
 const takesAgentMail = (u: UserRow) => isStaff(u) && preferencesOf(u.notification_preferences).email;
 
-async function userById(ctx: Ctx, id: string | null, known: KnownNames): Promise<UserRow | null> {
+/** Users the emitter already holds (current in the transaction), by id. */
+type HeldUsers = ReadonlyMap<string, UserRow>;
+
+async function userById(ctx: Ctx, id: string | null, known: KnownNames, held: HeldUsers): Promise<UserRow | null> {
   if (!id) return null;
+  const user = held.get(id);
+  if (user) {
+    known.set(user.id, user.name);
+    return user;
+  }
   return (await usersWhere(ctx, (qb) => qb.where('users.id', id), known))[0] ?? null;
 }
 
@@ -61,8 +69,8 @@ async function teamMembers(ctx: Ctx, teamId: string | null, leadsOnly: boolean, 
 }
 
 /** The assignee, else the team's members: who handles a ticket. */
-async function handlers(ctx: Ctx, ticket: Ticket, known: KnownNames): Promise<UserRow[]> {
-  const assignee = await userById(ctx, ticket.assigned_agent_id, known);
+async function handlers(ctx: Ctx, ticket: Ticket, known: KnownNames, held: HeldUsers): Promise<UserRow[]> {
+  const assignee = await userById(ctx, ticket.assigned_agent_id, known, held);
   if (assignee) return [assignee];
   return teamMembers(ctx, ticket.team_id, false, known);
 }
@@ -98,23 +106,27 @@ export async function mayNotify(ctx: Ctx, event: EventRecord): Promise<boolean> 
   return true;
 }
 
-/** The notifications of one event; the names of the users it read join `known`. */
-export async function plan(ctx: Ctx, event: EventRecord, ticket: Ticket, known: KnownNames): Promise<Planned[]> {
+/**
+ * The notifications of one event; the names of the users it read join `known`. `heldUsers`: user
+ * rows the emitter handed over with the event (a create's requester), used instead of reading them.
+ */
+export async function plan(ctx: Ctx, event: EventRecord, ticket: Ticket, known: KnownNames, heldUsers: readonly object[] = []): Promise<Planned[]> {
   const actor = event.actor_id;
   const data = event.data as Record<string, unknown>;
+  const held: HeldUsers = new Map((heldUsers as UserRow[]).map((user) => [user.id, user]));
   // The requester is read only for the notifications that go to them.
   const requesterList = async () => {
-    const requester = await userById(ctx, ticket.requester_id, known);
+    const requester = await userById(ctx, ticket.requester_id, known, held);
     return requester?.active ? [asRecipient(requester)] : [];
   };
   switch (event.type) {
     case 'ticket.created':
       return [
         { identifier: 'ticket.created.customer', recipients: distinct(await requesterList(), actor, true) },
-        { identifier: 'ticket.created.agent', recipients: distinct((await handlers(ctx, ticket, known)).filter(takesAgentMail).map(asRecipient), actor) },
+        { identifier: 'ticket.created.agent', recipients: distinct((await handlers(ctx, ticket, known, held)).filter(takesAgentMail).map(asRecipient), actor) },
       ];
     case 'ticket.assignee_changed': {
-      const assignee = await userById(ctx, (data.to_id as string | null) ?? null, known);
+      const assignee = await userById(ctx, (data.to_id as string | null) ?? null, known, held);
       return [{ identifier: 'ticket.assigned', recipients: distinct(assignee && takesAgentMail(assignee) ? [asRecipient(assignee)] : [], actor) }];
     }
     case 'ticket.message_created': {
@@ -124,7 +136,7 @@ export async function plan(ctx: Ctx, event: EventRecord, ticket: Ticket, known: 
           .map((c) => ({ userId: c.user_id, email: c.email, name: c.name ?? c.email, locale: null }));
         return [{ identifier: 'ticket.reply.customer', recipients: distinct([...await requesterList(), ...collaborators], actor) }];
       }
-      return [{ identifier: 'ticket.reply.agent', recipients: distinct((await handlers(ctx, ticket, known)).filter(takesAgentMail).map(asRecipient), actor) }];
+      return [{ identifier: 'ticket.reply.agent', recipients: distinct((await handlers(ctx, ticket, known, held)).filter(takesAgentMail).map(asRecipient), actor) }];
     }
     case 'ticket.status_changed': {
       const to = data.to_id ? await statusById(ctx, data.to_id as string) : undefined;

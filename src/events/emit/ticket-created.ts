@@ -22,7 +22,13 @@ export interface TicketCreatedPayload {
 }
 
 /** A new ticket on any channel. The ticket desk calls this in the ticket's create transaction. */
-/** `ticket`: the new ticket's row as the caller holds it, current in the transaction (see NewEvent). */
-export async function emitTicketCreated(ctx: Ctx, payload: TicketCreatedPayload, ticket?: object): Promise<void> {
-  await recordEvent(ctx, { type: 'ticket.created', subjectType: 'ticket', ticketId: payload.ticket_id, data: { ...payload }, ticket });
+/**
+ * `held`: the new ticket's row and its requester's (whole `users` row) as the caller holds them,
+ * current in the transaction (see NewEvent).
+ */
+export async function emitTicketCreated(ctx: Ctx, payload: TicketCreatedPayload, held: { ticket?: object; requester?: object } = {}): Promise<void> {
+  await recordEvent(ctx, {
+    type: 'ticket.created', subjectType: 'ticket', ticketId: payload.ticket_id, data: { ...payload },
+    ticket: held.ticket, users: held.requester ? [held.requester] : undefined,
+  });
 }
