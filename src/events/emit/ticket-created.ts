@@ -21,8 +21,8 @@ export interface TicketCreatedPayload {
   body_html: string | null;
 }
 
-/** A new ticket on any channel. The ticket desk calls this in the ticket's create transaction. */
 /**
+ * A new ticket on any channel. The ticket desk calls this in the ticket's create transaction.
  * `held`: the new ticket's row and its requester's (whole `users` row) as the caller holds them,
  * current in the transaction (see NewEvent).
  */
