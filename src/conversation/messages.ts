@@ -110,7 +110,7 @@ export async function addMessage(ctx: Ctx, ticketId: string, input: NewMessage):
     is_private: isPrivate,
     body,
     body_html,
-  }, ticket);
+  }, { ticket });
 
   // A customer's message reopens the ticket first, through THE status change (its own write,
   // events and hooks, the SLA clock's status entry before the reply's).

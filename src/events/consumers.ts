@@ -12,7 +12,7 @@ export type EventConsumer = (ctx: Ctx, event: EventRecord, facts: EventFacts) =>
 export interface EventFacts {
   /** The event's ticket (a `Ticket` row) as it stands in the transaction at that moment. */
   ticket?: object;
-  /** Whole `users` rows the emitter read or wrote in this transaction (a create's requester). */
+  /** Whole `users` rows as they stand in the transaction (a create's requester). */
   users?: readonly object[];
 }
 

@@ -18,10 +18,8 @@ export interface NewEvent {
   data: Record<string, unknown>;
   /** Overrides the context's actor; `null` for the system (SLA escalations). */
   actor?: { id: string | null; name: string | null } | null;
-  /** The ticket's row as the emitter holds it, current in the transaction; handed to the consumers. */
-  ticket?: object;
-  /** Whole `users` rows the emitter holds, current in the transaction; handed to the consumers. */
-  users?: readonly object[];
+  /** Rows the emitter holds, current in the transaction; handed to the consumers as they are. */
+  held?: EventFacts;
 }
 
 /**
@@ -31,22 +29,21 @@ export interface NewEvent {
  * publisher run right after the commit (src/events/publisher.ts).
  */
 export async function recordEvent(ctx: Ctx, input: NewEvent): Promise<EventRecord> {
-  // An import (ctx.quiet) records history: nothing may fan out to webhooks, mail or push, and it
-  // publishes its events itself, once per phase (see Ctx.quiet).
-  if (ctx.quiet) return EventRecord.insertIn(ctx, eventRow(ctx, input));
   const row = { id: uuidv7(ctx.now.getTime()), ...eventRow(ctx, input), tenant_id: ctx.tenantId };
   // The rows that go with the event (its webhook deliveries) are written by the event's statement.
+  // An import (ctx.quiet) records history: nothing may fan out to webhooks, mail or push, and it
+  // publishes its events itself, once per phase (see Ctx.quiet).
   let insert = ctx.trx.queryBuilder();
   let index = 0;
-  for (const companion of eventCompanions()) {
+  for (const companion of ctx.quiet ? [] : eventCompanions()) {
     const rows = await companion(ctx, { id: row.id, type: input.type });
     if (rows?.rows.length) insert = insert.with(`companion_${index++}`, (qb) => qb.insert(rows.rows).into(rows.table));
   }
   const [stored] = await insert.insert(row).into('events').returning('*') as Array<Record<string, unknown>>;
   const event = EventRecord.fromDatabaseJson(stored!);
+  if (ctx.quiet) return event;
   publishAfterCommit(ctx);
-  const facts: EventFacts = { ticket: input.ticket, users: input.users };
-  for (const consume of eventConsumers()) await consume(ctx, event, facts);
+  for (const consume of eventConsumers()) await consume(ctx, event, input.held ?? {});
   return event;
 }
 

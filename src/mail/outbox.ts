@@ -99,7 +99,7 @@ async function enqueue(ctx: Ctx, event: EventRecord, ticket: Ticket, planned: Pl
   return notifications.map((n) => n.id);
 }
 
-export async function notifyOnEvent(ctx: Ctx, event: EventRecord, facts: EventFacts = {}): Promise<void> {
+export async function notifyOnEvent(ctx: Ctx, event: EventRecord, facts: EventFacts): Promise<void> {
   if (!(await mayNotify(ctx, event))) return;
   // The emitter's copy of the ticket when it handed one over (current in this transaction).
   const ticket = (facts.ticket as Ticket | undefined) ?? await Ticket.findIn(ctx, event.ticket_id!);

@@ -155,6 +155,6 @@ export async function createTicket(ctx: Ctx, input: TicketCreate): Promise<Ticke
     sla_due_at: toRfc3339(created.sla_due_at),
     body: input.body,
     body_html: bodyHtml,
-  }, { ticket: created, requester });
+  }, { ticket: created, users: [requester] });
   return ticketOut(created);
 }

@@ -1,5 +1,6 @@
 import type { Ctx } from '../../core/context.js';
 import { recordEvent } from '../record.js';
+import type { EventFacts } from '../consumers.js';
 
 /** The ticket snapshot of `ticket.created` (SPEC "Outbound webhook events"). */
 export interface TicketCreatedPayload {
@@ -23,12 +24,8 @@ export interface TicketCreatedPayload {
 
 /**
  * A new ticket on any channel. The ticket desk calls this in the ticket's create transaction.
- * `held`: the new ticket's row and its requester's (whole `users` row) as the caller holds them,
- * current in the transaction (see NewEvent).
+ * `held`: the new ticket's row and its requester's as the caller holds them (see NewEvent).
  */
-export async function emitTicketCreated(ctx: Ctx, payload: TicketCreatedPayload, held: { ticket?: object; requester?: object } = {}): Promise<void> {
-  await recordEvent(ctx, {
-    type: 'ticket.created', subjectType: 'ticket', ticketId: payload.ticket_id, data: { ...payload },
-    ticket: held.ticket, users: held.requester ? [held.requester] : undefined,
-  });
+export async function emitTicketCreated(ctx: Ctx, payload: TicketCreatedPayload, held?: EventFacts): Promise<void> {
+  await recordEvent(ctx, { type: 'ticket.created', subjectType: 'ticket', ticketId: payload.ticket_id, data: { ...payload }, held });
 }

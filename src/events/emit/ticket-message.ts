@@ -1,5 +1,6 @@
 import type { Ctx } from '../../core/context.js';
 import { recordEvent } from '../record.js';
+import type { EventFacts } from '../consumers.js';
 
 /** `ticket.message_created`: a customer reply, an agent reply or a private note. */
 export interface MessageCreatedPayload {
@@ -15,10 +16,10 @@ export interface MessageCreatedPayload {
   body_html: string | null;
 }
 
-/** `ticket`: the ticket's row as the caller holds it, current in the transaction (see NewEvent). */
-export async function emitMessageCreated(ctx: Ctx, payload: MessageCreatedPayload, ticket?: object): Promise<void> {
+/** `held`: the ticket's row as the caller holds it (see NewEvent). */
+export async function emitMessageCreated(ctx: Ctx, payload: MessageCreatedPayload, held?: EventFacts): Promise<void> {
   await recordEvent(ctx, {
     type: 'ticket.message_created', subjectType: 'ticket', ticketId: payload.ticket_id, subjectId: payload.ticket_id,
-    actor: { id: payload.author_id, name: payload.author_name }, data: { ...payload }, ticket,
+    actor: { id: payload.author_id, name: payload.author_name }, data: { ...payload }, held,
   });
 }
