@@ -11,8 +11,9 @@ import KnexPgClient from 'knex/lib/dialects/postgres/index.js';
  * planning (docs/performance.md). A named statement is parsed once per connection, and after five
  * executions PostgreSQL keeps a generic plan when it costs no more than the custom ones.
  *
- * Only statements marked with `prepared()` are named: lookups by key, whose generic plan is the
- * custom one. A list with skewed filters stays unnamed, planned for its own values.
+ * Only statements marked with `prepared()` are named: lookups by key, and reads of all of a tenant's
+ * rows of a small table (its custom fields, its staff with push subscriptions), whose generic plan
+ * is the custom one. A list with skewed filters stays unnamed, planned for its own values.
  *
  * The name is a digest of the SQL text, so one text is one statement on each connection, and a
  * query whose text varies (an IN list of another length) is simply another statement.

@@ -33,7 +33,7 @@ export type KnownNames = Map<string, string>;
 
 /** Users matching `build`; their names join `known`. */
 async function usersWhere(ctx: Ctx, build: (qb: ReturnType<typeof scoped>) => void, known: KnownNames): Promise<UserRow[]> {
-  const qb = prepared(scoped(ctx, 'users')).select('users.id', 'users.email', 'users.name', 'users.locale', 'users.role', 'users.active', 'users.notification_preferences');
+  const qb = scoped(ctx, 'users').select('users.id', 'users.email', 'users.name', 'users.locale', 'users.role', 'users.active', 'users.notification_preferences');
   build(qb);
   const rows = await (qb as unknown as Promise<UserRow[]>);
   for (const row of rows) known.set(row.id, row.name);
@@ -55,7 +55,8 @@ async function userById(ctx: Ctx, id: string | null, known: KnownNames, held: He
     known.set(user.id, user.name);
     return user;
   }
-  return (await usersWhere(ctx, (qb) => qb.where('users.id', id), known))[0] ?? null;
+  // A lookup by key: prepared (src/db/prepared.ts); the lists of team members and admins are not.
+  return (await usersWhere(ctx, (qb) => prepared(qb.where('users.id', id)), known))[0] ?? null;
 }
 
 async function teamMembers(ctx: Ctx, teamId: string | null, leadsOnly: boolean, known: KnownNames): Promise<UserRow[]> {
