@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Test } from 'tap';
 import { createDb, withDatabase, type Knex } from '../../src/db/connection.js';
 import { migrateLatest, migrateNext } from '../../src/db/migrations.js';
@@ -47,4 +47,44 @@ export async function databaseMigratedTo(t: Test, lastSuffix: string): Promise<K
     if (!applied) throw new Error(`no migration ending with ${lastSuffix} was reached`);
     if (applied.endsWith(lastSuffix)) return db;
   }
+}
+
+/** What `deskRows` wrote: a tenant, its agents and customer, two statuses and two priorities. */
+export interface DeskRows {
+  tenantId: string;
+  agents: string[];
+  customerId: string;
+  status: { open: string; pending: string };
+  priority: { normal: string; high: string };
+}
+
+/**
+ * A tenant's desk written straight to the tables, all stamped `at`, for tests of triggers and
+ * migrations that need rows but no service: `agents` agents, a customer, the statuses open and
+ * pending, the priorities normal and high.
+ */
+export async function deskRows(db: Knex, at: Date, agents: number): Promise<DeskRows> {
+  const stamps = { created_at: at, updated_at: at };
+  const tenantId = randomUUID();
+  await db('tenants').insert({ id: tenantId, slug: `t-${tenantId.slice(0, 8)}`, name: 'Desk', ...stamps });
+  const rows: DeskRows = {
+    tenantId,
+    agents: Array.from({ length: agents }, () => randomUUID()),
+    customerId: randomUUID(),
+    status: { open: randomUUID(), pending: randomUUID() },
+    priority: { normal: randomUUID(), high: randomUUID() },
+  };
+  await db('users').insert([
+    ...rows.agents.map((id, i) => ({ tenant_id: tenantId, id, email: `a${i}@example.com`, name: `A${i}`, role: 'agent', ...stamps })),
+    { tenant_id: tenantId, id: rows.customerId, email: 'c@example.com', name: 'C', role: 'customer', ...stamps },
+  ]);
+  await db('statuses').insert([
+    { tenant_id: tenantId, id: rows.status.open, key: 'open', name: 'Open', category: 'open', position: 1, ...stamps },
+    { tenant_id: tenantId, id: rows.status.pending, key: 'pending', name: 'Pending', category: 'pending', position: 2, ...stamps },
+  ]);
+  await db('priorities').insert([
+    { tenant_id: tenantId, id: rows.priority.normal, key: 'normal', name: 'Normal', position: 1, ...stamps },
+    { tenant_id: tenantId, id: rows.priority.high, key: 'high', name: 'High', position: 2, ...stamps },
+  ]);
+  return rows;
 }

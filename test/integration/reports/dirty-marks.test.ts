@@ -1,6 +1,6 @@
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
-import { createTestDatabase } from '../../helpers/db.js';
+import { createTestDatabase, deskRows } from '../../helpers/db.js';
 import { createDb } from '../../../src/db/connection.js';
 
 /**
@@ -13,24 +13,7 @@ t.test('an update marks the ticket\'s hours only when a report input changed', a
   t.teardown(() => db.destroy());
   const created = new Date('2026-11-02T10:20:00Z');
   const stamps = { created_at: created, updated_at: created };
-  const tenantId = randomUUID();
-  await db('tenants').insert({ id: tenantId, slug: 'marks', name: 'Marks', ...stamps });
-  const [agentId, otherAgentId, customerId] = [randomUUID(), randomUUID(), randomUUID()];
-  await db('users').insert([
-    { tenant_id: tenantId, id: agentId, email: 'a@example.com', name: 'A', role: 'agent', ...stamps },
-    { tenant_id: tenantId, id: otherAgentId, email: 'b@example.com', name: 'B', role: 'agent', ...stamps },
-    { tenant_id: tenantId, id: customerId, email: 'c@example.com', name: 'C', role: 'customer', ...stamps },
-  ]);
-  const [open, pending] = [randomUUID(), randomUUID()];
-  const [normal, high] = [randomUUID(), randomUUID()];
-  await db('statuses').insert([
-    { tenant_id: tenantId, id: open, key: 'open', name: 'Open', category: 'open', position: 1, ...stamps },
-    { tenant_id: tenantId, id: pending, key: 'pending', name: 'Pending', category: 'pending', position: 2, ...stamps },
-  ]);
-  await db('priorities').insert([
-    { tenant_id: tenantId, id: normal, key: 'normal', name: 'Normal', position: 1, ...stamps },
-    { tenant_id: tenantId, id: high, key: 'high', name: 'High', position: 2, ...stamps },
-  ]);
+  const { tenantId, agents: [agentId, otherAgentId], customerId, status: { open, pending }, priority: { normal, high } } = await deskRows(db, created, 2);
   const ticketId = randomUUID();
   const sla = { first_response: { due_at: '2026-11-02T12:00:00Z' }, events: [] as unknown[] };
   await db('tickets').insert({

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
-import { createTestDatabase } from '../../helpers/db.js';
+import { createTestDatabase, deskRows } from '../../helpers/db.js';
 import { createDb } from '../../../src/db/connection.js';
 
 /**
@@ -38,21 +38,10 @@ t.test('the reply gaps equal the gaps computed from scratch after every kind of 
   t.teardown(() => db.destroy());
   const now = new Date('2026-11-01T00:00:00Z');
   const stamps = { created_at: now, updated_at: now };
-  const tenantId = randomUUID();
-  await db('tenants').insert({ id: tenantId, slug: 'gaps', name: 'Gaps', ...stamps });
-  const agents = [randomUUID(), randomUUID(), randomUUID()];
-  const customerId = randomUUID();
-  await db('users').insert([
-    ...agents.map((id, i) => ({ tenant_id: tenantId, id, email: `a${i}@example.com`, name: `A${i}`, role: 'agent', ...stamps })),
-    { tenant_id: tenantId, id: customerId, email: 'c@example.com', name: 'C', role: 'customer', ...stamps },
-  ]);
-  const statusId = randomUUID();
-  const priorityId = randomUUID();
-  await db('statuses').insert({ tenant_id: tenantId, id: statusId, key: 'open', name: 'Open', category: 'open', position: 1, ...stamps });
-  await db('priorities').insert({ tenant_id: tenantId, id: priorityId, key: 'normal', name: 'Normal', position: 1, ...stamps });
+  const { tenantId, agents, customerId, status, priority } = await deskRows(db, now, 3);
   const tickets = [randomUUID(), randomUUID(), randomUUID()];
   await db('tickets').insert(tickets.map((id, i) => ({
-    tenant_id: tenantId, id, ticket_number: i + 1, subject: `T${i}`, status_id: statusId, priority_id: priorityId,
+    tenant_id: tenantId, id, ticket_number: i + 1, subject: `T${i}`, status_id: status.open, priority_id: priority.normal,
     requester_id: customerId, channel: 'api', ...stamps,
   })));
 
