@@ -28,6 +28,11 @@ export async function pinConfigVersion(ctx: Ctx): Promise<void> {
   pinned.set(ctx, row?.version ?? '0');
 }
 
+/** Whether ctx's transaction has pinned its configuration version (so `cachedConfig` answers from the cache). */
+export function configPinned(ctx: Ctx): boolean {
+  return pinned.has(ctx);
+}
+
 /**
  * The value of `key` for ctx's tenant under the pinned version, loaded once per version and
  * process. Values are shared between requests: callers must not change them.

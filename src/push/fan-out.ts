@@ -5,6 +5,7 @@ import type { EventRecord } from '../events/models.js';
 import { preferencesOf, withinActiveWindow } from './quiet-hours.js';
 import { schedulePushDrain } from './send.js';
 import { prepared } from '../db/prepared.js';
+import { cachedConfig, configPinned } from '../db/config-cache.js';
 
 /**
  * Who gets a browser push, decided inside the change's transaction (CONTRACT §14), as an event
@@ -23,10 +24,22 @@ export const PUSH_TTL_SECONDS = { normal: 24 * 3600, urgent: 3600 } as const;
 interface Recipient { id: string; timezone: string | null; notification_preferences: unknown; subscription_ids: string[] }
 
 /**
+ * Whether the tenant has any push subscription, from the configuration cache: subscribing and
+ * unsubscribing bump the configuration version (migration 20261202020000). Answered only for a
+ * transaction that pinned its version; otherwise the staff query below answers by itself.
+ */
+async function noSubscriptions(ctx: Ctx): Promise<boolean> {
+  if (!configPinned(ctx)) return false;
+  return !(await cachedConfig(ctx, 'push_subscribed', async () => !!(await scoped(ctx, 'push_subscriptions').first('push_subscriptions.id'))));
+}
+
+/**
  * Active staff (of `teamId` when given) who have a push subscription, each with theirs: one
- * statement, since staff without a subscription could get nothing anyway.
+ * statement, since staff without a subscription could get nothing anyway; none at all in a tenant
+ * without subscriptions.
  */
 async function staffRecipients(ctx: Ctx, teamId: string | null): Promise<Recipient[]> {
+  if (await noSubscriptions(ctx)) return [];
   const query = scoped(ctx, 'users').where('users.active', true).whereIn('users.role', ['admin', 'agent'])
     .join('push_subscriptions as s', function () {
       this.on('s.tenant_id', 'users.tenant_id').andOn('s.user_id', 'users.id');

@@ -110,6 +110,35 @@ t.test('a new ticket pushes to its team\'s agents, encrypted and VAPID-signed', 
   t.same(env.guard.violations, []);
 });
 
+t.test('a tenant\'s first subscription gets its next ticket\'s push; once the last is removed, none is queued', async (t) => {
+  // A tenant without subscriptions answers "nobody to push to" from its cached configuration; a
+  // subscription, and its removal, must reach the next ticket all the same.
+  const tenant = await tenantFixture(env);
+  const agent = await userFixture(env, tenant.id, 'agent');
+  const customer = await userFixture(env, tenant.id, 'customer');
+  const queued = async () => Number((await env.deps.db('push_messages').where({ tenant_id: tenant.id }).count({ n: '*' }))[0]!.n);
+  const open = async (subject: string) => {
+    const res = await call(env, 'POST', '/tickets', { token: customer.token, body: { subject, body: 'x' } });
+    t.equal(res.statusCode, 201, subject);
+  };
+  await open('Before anyone subscribed');
+  await open('Still nobody');
+  t.equal(await queued(), 0, 'no subscription, no push');
+
+  const browser = service.browser();
+  const subscription = await subscribe(agent, browser);
+  await open('After the first subscription');
+  t.ok(await eventually(() => service.for(browser).length === 1), 'the new subscriber got the next ticket\'s push');
+  t.equal(await queued(), 1);
+
+  const removed = await call(env, 'DELETE', `/push/subscriptions/${subscription.id}`, { token: agent.token });
+  t.equal(removed.statusCode, 204);
+  await open('After the last subscription went');
+  t.equal(await queued(), 0, 'nothing queued once the last subscription is gone (its messages went with it)');
+  t.equal(service.for(browser).length, 1, 'and nothing more sent');
+  t.same(env.guard.violations, []);
+});
+
 t.test('an urgent ticket assigned to someone else pushes to the assignee with Urgency: high', async (t) => {
   const tenant = await tenantFixture(env);
   const agent = await userFixture(env, tenant.id, 'agent');
