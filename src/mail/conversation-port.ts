@@ -13,7 +13,8 @@ import { prepared } from '../db/prepared.js';
  *   response, reopening, message hooks such as the SLA clock);
  * - `storeMailAttachment`: the conversation's `storeInboundFile` (blob store, content sniffing), as
  *   the messaging channels keep their media;
- * - `addMailCollaborators` / `collaboratorAddresses`: the ticket operations' collaborators;
+ * - `addMailCollaborators` / `collaboratorAddresses` / `requesterAndCollaborators`: the ticket
+ *   operations' collaborators (the last with the requester's user row, in one read);
  * - `linkFollowUp`: the ticket links, for a mail to a closed ticket that opened a new one.
  * The dependency points one way: src/mail imports these areas, they never import src/mail.
  */
@@ -79,4 +80,30 @@ export async function collaboratorAddresses(ctx: Ctx, ticketId: string): Promise
     [ctx.tenantId, ticketId],
   )) as { rows: { user_id: string | null; email: string; name: string | null }[] };
   return rows.filter((r) => r.email);
+}
+
+/** A requester's user row as the mail recipients take it. */
+export interface RequesterRow { id: string; email: string; name: string; locale: string | null; role: string; active: boolean; notification_preferences: unknown }
+type CollaboratorAddress = { user_id: string | null; email: string; name: string | null };
+
+/**
+ * The requester's user row and the ticket's collaborators as recipients (as `collaboratorAddresses`),
+ * in one statement: a public staff reply mails them all.
+ */
+export async function requesterAndCollaborators(ctx: Ctx, requesterId: string, ticketId: string): Promise<{ requester: RequesterRow | null; collaborators: CollaboratorAddress[] }> {
+  const { rows } = await prepared(ctx.trx.raw(
+    `SELECT true AS is_requester, u.id AS user_id, u.email, u.name, u.locale, u.role, u.active, u.notification_preferences
+       FROM users u WHERE u.tenant_id = ? AND u.id = ?
+     UNION ALL
+     SELECT false, c.user_id, coalesce(u.email, c.email), coalesce(u.name, c.name), NULL, NULL, NULL, NULL
+       FROM ticket_collaborators c LEFT JOIN users u ON u.tenant_id = c.tenant_id AND u.id = c.user_id
+      WHERE c.tenant_id = ? AND c.ticket_id = ? AND (u.id IS NULL OR u.active)`,
+    [ctx.tenantId, requesterId, ctx.tenantId, ticketId],
+  )) as { rows: Array<CollaboratorAddress & Omit<RequesterRow, 'id' | 'email' | 'name'> & { is_requester: boolean }> };
+  const found = rows.find((row) => row.is_requester);
+  const requester = found ? {
+    id: found.user_id!, email: found.email, name: found.name!, locale: found.locale, role: found.role, active: found.active,
+    notification_preferences: found.notification_preferences,
+  } : null;
+  return { requester, collaborators: rows.filter((row) => !row.is_requester).map(({ user_id, email, name }) => ({ user_id, email, name })) };
 }

@@ -4,7 +4,7 @@ import type { EventRecord } from '../events/models.js';
 import type { Ticket } from '../tickets/models.js';
 import { preferencesOf } from '../push/quiet-hours.js';
 import { statusById } from '../vocab/lookup.js';
-import { collaboratorAddresses } from './conversation-port.js';
+import { collaboratorAddresses, requesterAndCollaborators } from './conversation-port.js';
 import type { Identifier } from './template-defaults.js';
 import { prepared } from '../db/prepared.js';
 
@@ -93,6 +93,22 @@ function distinct(list: Recipient[], actorId: string | null, keepActor = false):
   });
 }
 
+/**
+ * A public staff reply's recipients: the requester (when active), then the collaborators. The
+ * requester is read with the collaborators, in one statement, unless the emitter holds the row.
+ */
+async function replyAudience(ctx: Ctx, ticket: Ticket, known: KnownNames, held: HeldUsers): Promise<Recipient[]> {
+  let requester: UserRow | null = held.get(ticket.requester_id) ?? null;
+  let collaborators: Awaited<ReturnType<typeof collaboratorAddresses>>;
+  if (requester) collaborators = await collaboratorAddresses(ctx, ticket.id);
+  else ({ requester, collaborators } = await requesterAndCollaborators(ctx, ticket.requester_id, ticket.id));
+  if (requester) known.set(requester.id, requester.name);
+  return [
+    ...(requester?.active ? [asRecipient(requester)] : []),
+    ...collaborators.map((c) => ({ userId: c.user_id, email: c.email, name: c.name ?? c.email, locale: null })),
+  ];
+}
+
 const NOTIFYING_EVENTS = new Set(['ticket.created', 'ticket.assignee_changed', 'ticket.message_created', 'ticket.status_changed', 'ticket.sla_warning']);
 
 /**
@@ -132,11 +148,7 @@ export async function plan(ctx: Ctx, event: EventRecord, ticket: Ticket, known: 
     }
     case 'ticket.message_created': {
       if (data.is_private) return [];
-      if (data.is_agent) {
-        const collaborators = (await collaboratorAddresses(ctx, ticket.id))
-          .map((c) => ({ userId: c.user_id, email: c.email, name: c.name ?? c.email, locale: null }));
-        return [{ identifier: 'ticket.reply.customer', recipients: distinct([...await requesterList(), ...collaborators], actor) }];
-      }
+      if (data.is_agent) return [{ identifier: 'ticket.reply.customer', recipients: distinct(await replyAudience(ctx, ticket, known, held), actor) }];
       return [{ identifier: 'ticket.reply.agent', recipients: distinct((await handlers(ctx, ticket, known, held)).filter(takesAgentMail).map(asRecipient), actor) }];
     }
     case 'ticket.status_changed': {

@@ -116,6 +116,32 @@ t.test('notification mail', async (t) => {
     t.match(mails[0]!.raw, /Rate our support/);
   });
 
+  await t.test('a public staff reply mails the requester and the active collaborators, each once', async (t) => {
+    const colleague = await userFixture(env, tenant.id, 'customer');
+    const departed = await userFixture(env, tenant.id, 'customer');
+    const requester = await userFixture(env, tenant.id, 'customer');
+    const ticket = await openTicket(env, agent.token, { subject: 'Shared mailbox', body: 'Please set it up', requester_id: requester.id });
+    for (const body of [{ user_id: colleague.id }, { user_id: departed.id }, { email: 'Boss@Example.org', name: 'The Boss' }]) {
+      t.equal((await call(env, 'POST', `/tickets/${ticket.id}/collaborators`, { token: agent.token, body })).statusCode, 201);
+    }
+    await env.deps.db('users').where({ tenant_id: tenant.id, id: departed.id }).update({ active: false });
+    await settle(env, sink, sink.messages.length - 1, 300);
+
+    const reply = async (body: string) => {
+      const before = sink.messages.length;
+      t.equal((await call(env, 'POST', `/tickets/${ticket.id}/messages`, { token: agent.token, body: { body } })).statusCode, 201);
+      return settle(env, sink, before);
+    };
+    let mails = await reply('Done: it is in your mail client now.');
+    t.same(mails.flatMap((m) => m.to).sort(), [requester.email, colleague.email, 'boss@example.org'].sort(),
+      'the requester, the user collaborator and the bare address; not the inactive user');
+    t.ok(mails.every((m) => m.raw.includes(`[#${ticket.ticket_number}]`)), 'each the reply mail of this ticket');
+
+    await env.deps.db('users').where({ tenant_id: tenant.id, id: requester.id }).update({ active: false });
+    mails = await reply('One more thing: the calendar is shared too.');
+    t.same(mails.flatMap((m) => m.to).sort(), [colleague.email, 'boss@example.org'].sort(), 'an inactive requester gets nothing; the collaborators still do');
+  });
+
   await t.test('sla.warning goes to the team leads and the admins, from the SLA event', async (t) => {
     const ticket = await openTicket(env, agent.token, { subject: 'Slow site', body: 'Slow', requester_id: customer.id, team_id: team.id });
     await settle(env, sink, sink.messages.length - 1, 50);
