@@ -10,7 +10,6 @@ import { runMessageHooks } from './hooks.js';
 import { adoptInlineImages, attachmentSummary } from './attachment-output.js';
 import { archiveReader, changeTicketStatus, isStaffActor, loadVisibleTicket } from './ticket-port.js';
 import type { Message as MessageOut, MessageCreate, MessageListQuery } from './schemas.js';
-import { pinConfigVersion } from '../db/config-cache.js';
 import { scoped } from '../db/tenant-scope.js';
 import { prepared } from '../db/prepared.js';
 
@@ -77,10 +76,10 @@ export async function addMessage(ctx: Ctx, ticketId: string, input: NewMessage):
   const author = authorOf(ctx, input);
   const isPrivate = input.is_private ?? false;
   if (isPrivate && !author.isAgent) throw errors.forbidden('Customers cannot write private notes');
-  // A reply changes no configuration: its SLA, webhook and mail reads may come from the cache.
-  await pinConfigVersion(ctx);
-  // The row lock orders concurrent replies on one ticket (first response, reopening).
-  let ticket = await loadVisibleTicket(ctx, ticketId, { forUpdate: true });
+  // The row lock orders concurrent replies on one ticket (first response, reopening). A reply
+  // changes no configuration: the same statement pins the configuration version, so its SLA,
+  // webhook and mail reads may come from the cache.
+  let ticket = await loadVisibleTicket(ctx, ticketId, { forUpdate: true, pinConfig: true });
   const status = (await statusById(ctx, ticket.status_id))!;
   if (status.category === 'closed') {
     throw errors.conflict(`Ticket ${ticket.ticket_number} is closed; a closed ticket is final`, { reason: 'ticket_closed' });

@@ -25,7 +25,20 @@ const pinned = new WeakMap<object, string>();
 export async function pinConfigVersion(ctx: Ctx): Promise<void> {
   if (ctx.quiet || pinned.has(ctx)) return;
   const row = await prepared(ctx.trx('tenant_config_versions').where({ tenant_id: ctx.tenantId }).first('version')) as { version: string } | undefined;
-  pinned.set(ctx, row?.version ?? '0');
+  pinReadConfigVersion(ctx, row?.version);
+}
+
+/**
+ * The tenant's configuration version as a scalar subquery (its one binding: the tenant id), for a
+ * write path to read it with a statement it sends anyway instead of one of its own; the caller
+ * hands what the statement answered to `pinReadConfigVersion`.
+ */
+export const CONFIG_VERSION_SUBQUERY = '(SELECT version FROM tenant_config_versions WHERE tenant_id = ?)';
+
+/** Pins the version a statement of ctx's transaction read through `CONFIG_VERSION_SUBQUERY`. */
+export function pinReadConfigVersion(ctx: Ctx, version: string | number | null | undefined): void {
+  if (ctx.quiet || pinned.has(ctx)) return;
+  pinned.set(ctx, String(version ?? '0'));
 }
 
 /** Whether ctx's transaction has pinned its configuration version (so `cachedConfig` answers from the cache). */

@@ -4,6 +4,7 @@ import { errors } from '../core/errors.js';
 import { Ticket } from './models.js';
 import { sharedOrganizationIds } from './directory-links.js';
 import { prepared } from '../db/prepared.js';
+import { CONFIG_VERSION_SUBQUERY, pinReadConfigVersion } from '../db/config-cache.js';
 
 export const isStaffActor = (ctx: Ctx) => ctx.actor.role === 'admin' || ctx.actor.role === 'agent'
   || ctx.actor.type === 'cli' || ctx.actor.type === 'system';
@@ -28,16 +29,29 @@ export async function ticketVisibility(ctx: Ctx): Promise<TicketFilter> {
   };
 }
 
-/** One ticket the actor may see (others, and other tenants' ids, are not found). */
-export async function loadVisibleTicket(ctx: Ctx, id: string, options: { forUpdate?: boolean; columns?: readonly string[] } = {}): Promise<Ticket> {
+const PINNED_VERSION = 'pinned_config_version__';
+
+/**
+ * One ticket the actor may see (others, and other tenants' ids, are not found). `pinConfig`: the
+ * same statement reads the tenant's configuration version and pins it (src/db/config-cache.ts),
+ * for a write that changes no configuration and reads its ticket first (a reply).
+ */
+export async function loadVisibleTicket(ctx: Ctx, id: string, options: { forUpdate?: boolean; columns?: readonly string[]; pinConfig?: boolean } = {}): Promise<Ticket> {
   const visible = await ticketVisibility(ctx);
   const qb = Ticket.scoped(ctx).where('tickets.id', id);
   // Only these columns (the rest of the returned row is absent), for a read that answers with them.
   if (options.columns) qb.select(...options.columns);
+  else if (options.pinConfig) qb.select('tickets.*');
+  if (options.pinConfig) qb.select(ctx.trx.raw(`${CONFIG_VERSION_SUBQUERY} AS ${PINNED_VERSION}`, [ctx.tenantId]));
   visible(qb);
   if (options.forUpdate) qb.forUpdate();
   // A lookup by key (a customer's visibility adds filters on the same row): prepared.
   const [ticket] = await prepared(qb.limit(1));
   if (!ticket) throw errors.notFound('ticket', id);
+  if (options.pinConfig) {
+    const row = ticket as unknown as Record<string, unknown>;
+    pinReadConfigVersion(ctx, row[PINNED_VERSION] as string | null);
+    delete row[PINNED_VERSION];
+  }
   return ticket;
 }

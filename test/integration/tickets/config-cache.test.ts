@@ -70,6 +70,23 @@ t.test('the configuration cache follows every change exactly', async (t) => {
   const reply = await call(env, 'POST', `/tickets/${sla2.id}/messages`, { token, body: { body: 'On it', is_private: false } });
   t.equal(reply.statusCode, 201, reply.body);
 
+  // A reply pins the version with its ticket's lock (one statement): a reply after a change sees it.
+  const replyDeliveries = async (ticketId: string) => Number((await db('webhook_deliveries as d')
+    .join('events as e', function () { this.on('e.tenant_id', '=', 'd.tenant_id').andOn('e.id', '=', 'd.event_id'); })
+    .where({ 'd.tenant_id': tenant.id, 'e.ticket_id': ticketId, 'e.type': 'ticket.message_created' }).count({ n: '*' }))[0]!.n);
+  const answer = async (ticketId: string) => {
+    const res = await call(env, 'POST', `/tickets/${ticketId}/messages`, { token, body: { body: 'Noted', is_private: false } });
+    t.equal(res.statusCode, 201, res.body);
+  };
+  t.equal(await replyDeliveries(sla2.id), 0, 'no endpoint takes replies yet');
+  const replies = await call(env, 'POST', '/webhook-endpoints', { token, body: { name: 'replies', url: 'http://127.0.0.1:9/replies', events: ['ticket.message_created'] } });
+  t.equal(replies.statusCode, 201, replies.body);
+  await answer(sla2.id);
+  t.equal(await replyDeliveries(sla2.id), 1, 'the reply after the new endpoint is delivered to it');
+  await db('webhook_endpoints').where({ tenant_id: tenant.id, id: replies.json().id }).update({ active: false });
+  await answer(sla2.id);
+  t.equal(await replyDeliveries(sla2.id), 1, 'and the reply after it was switched off by SQL is not');
+
   // Another tenant's change does not touch this tenant's version.
   const other = await tenantFixture(env);
   const mine = await version();
