@@ -71,39 +71,37 @@ export async function linkFollowUp(ctx: Ctx, ticketId: string, closedTicketId: s
   await addLink(ctx, ticketId, { target_ticket_id: closedTicketId });
 }
 
-/** Everyone collaborating on a ticket, as mail recipients (users resolved to their address). */
-export async function collaboratorAddresses(ctx: Ctx, ticketId: string): Promise<{ user_id: string | null; email: string; name: string | null }[]> {
-  const { rows } = await prepared(ctx.trx.raw(
-    `SELECT c.user_id, coalesce(u.email, c.email) AS email, coalesce(u.name, c.name) AS name
+/** A user as the mail recipients read one: these columns of `users`. */
+export const RECIPIENT_USER_COLUMNS = ['id', 'email', 'name', 'locale', 'role', 'active', 'notification_preferences'] as const;
+export interface RecipientUserRow { id: string; email: string; name: string; locale: string | null; role: string; active: boolean; notification_preferences: unknown }
+export interface CollaboratorAddress { user_id: string | null; email: string; name: string | null }
+
+/** A ticket's collaborators, users resolved to their address, inactive users left out (bindings: tenant, ticket). */
+const COLLABORATORS_SQL = `SELECT c.user_id, coalesce(u.email, c.email) AS email, coalesce(u.name, c.name) AS name
        FROM ticket_collaborators c LEFT JOIN users u ON u.tenant_id = c.tenant_id AND u.id = c.user_id
-      WHERE c.tenant_id = ? AND c.ticket_id = ? AND (u.id IS NULL OR u.active)`,
-    [ctx.tenantId, ticketId],
-  )) as { rows: { user_id: string | null; email: string; name: string | null }[] };
-  return rows.filter((r) => r.email);
+      WHERE c.tenant_id = ? AND c.ticket_id = ? AND (u.id IS NULL OR u.active)`;
+const withAddress = <T extends { email: string }>(rows: T[]) => rows.filter((r) => r.email);
+
+/** Everyone collaborating on a ticket, as mail recipients (users resolved to their address). */
+export async function collaboratorAddresses(ctx: Ctx, ticketId: string): Promise<CollaboratorAddress[]> {
+  const { rows } = await prepared(ctx.trx.raw(COLLABORATORS_SQL, [ctx.tenantId, ticketId])) as { rows: CollaboratorAddress[] };
+  return withAddress(rows);
 }
 
-/** A requester's user row as the mail recipients take it. */
-export interface RequesterRow { id: string; email: string; name: string; locale: string | null; role: string; active: boolean; notification_preferences: unknown }
-type CollaboratorAddress = { user_id: string | null; email: string; name: string | null };
-
 /**
- * The requester's user row and the ticket's collaborators as recipients (as `collaboratorAddresses`),
- * in one statement: a public staff reply mails them all.
+ * The requester's user row and the ticket's collaborators (as `collaboratorAddresses`), in one
+ * statement: a public staff reply mails them all.
  */
-export async function requesterAndCollaborators(ctx: Ctx, requesterId: string, ticketId: string): Promise<{ requester: RequesterRow | null; collaborators: CollaboratorAddress[] }> {
+export async function requesterAndCollaborators(ctx: Ctx, requesterId: string, ticketId: string): Promise<{ requester: RecipientUserRow | null; collaborators: CollaboratorAddress[] }> {
   const { rows } = await prepared(ctx.trx.raw(
-    `SELECT true AS is_requester, u.id AS user_id, u.email, u.name, u.locale, u.role, u.active, u.notification_preferences
+    `SELECT true AS is_requester, ${RECIPIENT_USER_COLUMNS.map((column) => `u.${column}`).join(', ')}
        FROM users u WHERE u.tenant_id = ? AND u.id = ?
      UNION ALL
-     SELECT false, c.user_id, coalesce(u.email, c.email), coalesce(u.name, c.name), NULL, NULL, NULL, NULL
-       FROM ticket_collaborators c LEFT JOIN users u ON u.tenant_id = c.tenant_id AND u.id = c.user_id
-      WHERE c.tenant_id = ? AND c.ticket_id = ? AND (u.id IS NULL OR u.active)`,
+     SELECT false, c.user_id, c.email, c.name, NULL, NULL, NULL, NULL FROM (${COLLABORATORS_SQL}) c`,
     [ctx.tenantId, requesterId, ctx.tenantId, ticketId],
-  )) as { rows: Array<CollaboratorAddress & Omit<RequesterRow, 'id' | 'email' | 'name'> & { is_requester: boolean }> };
+  )) as { rows: Array<RecipientUserRow & { is_requester: boolean }> };
   const found = rows.find((row) => row.is_requester);
-  const requester = found ? {
-    id: found.user_id!, email: found.email, name: found.name!, locale: found.locale, role: found.role, active: found.active,
-    notification_preferences: found.notification_preferences,
-  } : null;
-  return { requester, collaborators: rows.filter((row) => !row.is_requester).map(({ user_id, email, name }) => ({ user_id, email, name })) };
+  const requester = found ? Object.fromEntries(RECIPIENT_USER_COLUMNS.map((column) => [column, found[column]])) as unknown as RecipientUserRow : null;
+  const collaborators = rows.filter((row) => !row.is_requester).map(({ id, email, name }) => ({ user_id: id, email, name }));
+  return { requester, collaborators: withAddress(collaborators) };
 }

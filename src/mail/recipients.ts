@@ -4,7 +4,7 @@ import type { EventRecord } from '../events/models.js';
 import type { Ticket } from '../tickets/models.js';
 import { preferencesOf } from '../push/quiet-hours.js';
 import { statusById } from '../vocab/lookup.js';
-import { collaboratorAddresses, requesterAndCollaborators } from './conversation-port.js';
+import { RECIPIENT_USER_COLUMNS, requesterAndCollaborators, type RecipientUserRow } from './conversation-port.js';
 import type { Identifier } from './template-defaults.js';
 import { prepared } from '../db/prepared.js';
 
@@ -23,7 +23,7 @@ import { prepared } from '../db/prepared.js';
 export interface Recipient { userId: string | null; email: string; name: string; locale: string | null }
 export interface Planned { identifier: Identifier; recipients: Recipient[] }
 
-interface UserRow { id: string; email: string; name: string; locale: string | null; role: string; active: boolean; notification_preferences: unknown }
+type UserRow = RecipientUserRow;
 
 /**
  * The names of the users a plan read, by id: the notifications' template values take the
@@ -33,7 +33,7 @@ export type KnownNames = Map<string, string>;
 
 /** Users matching `build`; their names join `known`. */
 async function usersWhere(ctx: Ctx, build: (qb: ReturnType<typeof scoped>) => void, known: KnownNames): Promise<UserRow[]> {
-  const qb = scoped(ctx, 'users').select('users.id', 'users.email', 'users.name', 'users.locale', 'users.role', 'users.active', 'users.notification_preferences');
+  const qb = scoped(ctx, 'users').select(...RECIPIENT_USER_COLUMNS.map((column) => `users.${column}`));
   build(qb);
   const rows = await (qb as unknown as Promise<UserRow[]>);
   for (const row of rows) known.set(row.id, row.name);
@@ -93,15 +93,9 @@ function distinct(list: Recipient[], actorId: string | null, keepActor = false):
   });
 }
 
-/**
- * A public staff reply's recipients: the requester (when active), then the collaborators. The
- * requester is read with the collaborators, in one statement, unless the emitter holds the row.
- */
-async function replyAudience(ctx: Ctx, ticket: Ticket, known: KnownNames, held: HeldUsers): Promise<Recipient[]> {
-  let requester: UserRow | null = held.get(ticket.requester_id) ?? null;
-  let collaborators: Awaited<ReturnType<typeof collaboratorAddresses>>;
-  if (requester) collaborators = await collaboratorAddresses(ctx, ticket.id);
-  else ({ requester, collaborators } = await requesterAndCollaborators(ctx, ticket.requester_id, ticket.id));
+/** A public staff reply's recipients: the requester (when active), then the collaborators, read in one statement. */
+async function replyAudience(ctx: Ctx, ticket: Ticket, known: KnownNames): Promise<Recipient[]> {
+  const { requester, collaborators } = await requesterAndCollaborators(ctx, ticket.requester_id, ticket.id);
   if (requester) known.set(requester.id, requester.name);
   return [
     ...(requester?.active ? [asRecipient(requester)] : []),
@@ -148,7 +142,7 @@ export async function plan(ctx: Ctx, event: EventRecord, ticket: Ticket, known: 
     }
     case 'ticket.message_created': {
       if (data.is_private) return [];
-      if (data.is_agent) return [{ identifier: 'ticket.reply.customer', recipients: distinct(await replyAudience(ctx, ticket, known, held), actor) }];
+      if (data.is_agent) return [{ identifier: 'ticket.reply.customer', recipients: distinct(await replyAudience(ctx, ticket, known), actor) }];
       return [{ identifier: 'ticket.reply.agent', recipients: distinct((await handlers(ctx, ticket, known, held)).filter(takesAgentMail).map(asRecipient), actor) }];
     }
     case 'ticket.status_changed': {
