@@ -27,6 +27,7 @@ import { createDb, withDatabase } from '../src/db/connection.js';
 import { migrateLatest } from '../src/db/migrations.js';
 import { wireDomain } from '../src/wiring.js';
 import { benchApiKey, readSeedInfo, seed } from './suite/seed.js';
+import { cpuPerRequest, isLocalDatabase, sampleCpu, type CpuPerRequest } from './suite/cpu.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const args = process.argv.slice(2);
@@ -55,6 +56,8 @@ interface Figure {
   budget: string;
   met: boolean | null;
   ratio: number | null;
+  /** CPU milliseconds per request of the measured run (bench/suite/cpu.ts); null where not readable. */
+  cpu: CpuPerRequest | null;
 }
 
 function log(message: string) {
@@ -222,7 +225,9 @@ async function main(): Promise<void> {
     const listPath = `/api/v1/tickets?status_id=${openId}&priority_id=${normalId}&sort_by=updated_at&page_size=${PAGE_SIZE}&cursor=`;
 
     const figures: Figure[] = [];
-    const skipped: Figure = { name: '', connections: 0, rps: 0, p50: 0, p99: 0, requests: 0, errors: 0, budget: '', met: null, ratio: null };
+    const localDatabase = isLocalDatabase(databaseUrl);
+    const ms = (value: number | null) => (value === null ? 'n/a' : value.toFixed(2));
+    const skipped: Figure = { name: '', connections: 0, rps: 0, p50: 0, p99: 0, requests: 0, errors: 0, budget: '', met: null, ratio: null, cpu: null };
     // `plain`: no credential and no body type, as a load balancer's health check asks (with a bearer
     // token even healthz would look the token up, and the baseline would include a database read).
     const run = async (key: string, label: string, connections: number, request: CannonRequest, plain = false): Promise<Figure> => {
@@ -237,14 +242,16 @@ async function main(): Promise<void> {
       if (smokeFailed) log(`  ${label}: the first request answered ${answer.status}: ${await answer.text()}`);
       else await answer.arrayBuffer();
       if (warmup) await autocannon({ ...options, duration: warmup });
+      const cpuBefore = sampleCpu(pid, localDatabase);
       const result = await autocannon({ ...options, duration: seconds });
+      const cpu = cpuPerRequest(cpuBefore, sampleCpu(pid, localDatabase), result.requests.total);
       const errors = result.errors + result.timeouts + result.non2xx + (smokeFailed ? 1 : 0);
       const figure: Figure = {
         name: label, connections, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99,
-        requests: result.requests.total, errors, budget: '', met: null, ratio: null,
+        requests: result.requests.total, errors, budget: '', met: null, ratio: null, cpu,
       };
       figures.push(figure);
-      log(`  ${label.padEnd(34)} ${String(figure.rps).padStart(6)} req/s  p50 ${String(figure.p50).padStart(4)} ms  p99 ${String(figure.p99).padStart(4)} ms  errors ${errors}`);
+      log(`  ${label.padEnd(34)} ${String(figure.rps).padStart(6)} req/s  p50 ${String(figure.p50).padStart(4)} ms  p99 ${String(figure.p99).padStart(4)} ms  errors ${errors}${cpu ? `  CPU ms/request: daemon ${ms(cpu.daemon_ms)}, database ${ms(cpu.database_ms)}, load ${ms(cpu.load_generator_ms)}` : ''}`);
       if (errors) log(`    status codes: ${JSON.stringify(result.statusCodeStats)}\n${daemon!.stderr().slice(-2000)}`);
       return figure;
     };
@@ -293,13 +300,14 @@ async function main(): Promise<void> {
     const errorsTotal = figures.reduce((sum, f) => sum + f.errors, 0);
     const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
     log('');
-    log(row(['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'x healthz', 'budget', quick ? 'met (not enforced)' : 'met']));
-    log(row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---', '---']));
+    log(row(['scenario', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'x healthz', 'CPU ms/req daemon', 'database', 'budget', quick ? 'met (not enforced)' : 'met']));
+    log(row(['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---', '---']));
     for (const f of figures) {
       log(row([f.name, String(f.connections), String(f.rps), String(f.p50), String(f.p99), String(f.errors),
-        f.ratio === null ? '' : f.ratio.toFixed(2), f.budget, f.met === null ? '' : f.met ? 'met' : 'NOT MET']));
+        f.ratio === null ? '' : f.ratio.toFixed(2), f.cpu ? ms(f.cpu.daemon_ms) : '', f.cpu ? ms(f.cpu.database_ms) : '',
+        f.budget, f.met === null ? '' : f.met ? 'met' : 'NOT MET']));
     }
-    log(row([rssFigure.name, '', '', '', '', '', '', rssFigure.budget, rss === null ? 'n/a' : `${rss.toFixed(0)} MB: ${rssFigure.met ? 'met' : 'NOT MET'}`]));
+    log(row([rssFigure.name, '', '', '', '', '', '', '', '', rssFigure.budget, rss === null ? 'n/a' : `${rss.toFixed(0)} MB: ${rssFigure.met ? 'met' : 'NOT MET'}`]));
 
     const results = {
       date: new Date().toISOString(), quick, tickets, seconds_per_scenario: seconds, node: process.version,
