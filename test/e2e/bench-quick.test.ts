@@ -34,7 +34,8 @@ t.test('bench --quick: seeds, drives every scenario without a failed request, wr
   if (code !== 0) t.comment(output);
   t.equal(code, 0, 'the suite exits 0');
   const written = JSON.parse(readFileSync(results, 'utf8')) as {
-    quick: boolean; errors: number; scenarios: Array<{ name: string; errors: number }>; rss: { value_mb: number | null };
+    quick: boolean; errors: number; rss: { value_mb: number | null };
+    scenarios: Array<{ name: string; errors: number; requests: number; cpu: { daemon_ms: number | null; database_ms: number | null } | null }>;
   };
   t.equal(written.quick, true);
   t.equal(written.errors, 0, 'no request failed');
@@ -45,4 +46,13 @@ t.test('bench --quick: seeds, drives every scenario without a failed request, wr
   // Each scenario's first request is checked by the suite itself (a failure counts as an error);
   // how many more fit in the time depends on the machine, so it is not asserted.
   t.match(output, /\| GET \/healthz \| 32 \|/, 'prints the table');
+  if (process.platform === 'linux') {
+    // CPU per request is read from /proc: every scenario that completed requests has the daemon's,
+    // and a create costs the (local) database server something.
+    for (const s of written.scenarios.filter((s) => s.requests > 0)) {
+      t.ok(typeof s.cpu?.daemon_ms === 'number' && s.cpu.daemon_ms >= 0, `${s.name}: the daemon's CPU per request`);
+    }
+    const create = written.scenarios.find((s) => s.name === 'POST /tickets')!;
+    if (create.requests > 0) t.ok((create.cpu?.database_ms ?? 0) > 0, 'a create costs the database server CPU');
+  }
 });
