@@ -56,7 +56,7 @@ function processCpu(pid: number): { name: string; seconds: number } | null {
 }
 
 /** Total CPU seconds of every process named `postgres` (the server on this machine). */
-function databaseCpu(): number | null {
+export function databaseCpu(): number | null {
   let pids: string[];
   try {
     pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
