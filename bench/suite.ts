@@ -58,6 +58,8 @@ interface Figure {
   ratio: number | null;
   /** CPU milliseconds per request of the measured run (bench/suite/cpu.ts); null where not readable. */
   cpu: CpuPerRequest | null;
+  /** The daemon's peak RSS so far, read when the scenario ended: which scenario raised it. */
+  peak_rss_mb: number | null;
 }
 
 function log(message: string) {
@@ -216,18 +218,31 @@ async function main(): Promise<void> {
     await closeDeps(deps);
     deps = null;
 
+    const auth = { authorization: `Bearer ${apiKey}` };
+    const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)]!;
+    if (unclocked.length) {
+      // The clocks are started by a daemon of their own, stopped before the scenarios. Its replays
+      // leave V8 with a larger heap limit, and the same scenarios then let ~150 MB more garbage
+      // build up between full collections (peak RSS 331 MB against 233 MB, the live heap 55 MB
+      // against 51 MB: docs/performance.md), so every run now measures a daemon freshly started.
+      const starter = await startDaemon(databaseUrl, dataDir);
+      try {
+        await startClocks(starter.url, auth, unclocked);
+        log(`  (that daemon's peak RSS: ${peakRssMb(starter.child.pid!)?.toFixed(0) ?? 'n/a'} MB)`);
+      } finally {
+        starter.child.kill('SIGTERM');
+        await new Promise((resolve) => starter.child.once('exit', resolve));
+      }
+    }
     daemon = await startDaemon(databaseUrl, dataDir);
     const pid = daemon.child.pid!;
     log(`Daemon pid ${pid} on ${daemon.url}; ${seconds} s per scenario${warmup ? ` after ${warmup} s of warm-up` : ''}`);
-    const auth = { authorization: `Bearer ${apiKey}` };
-    const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)]!;
-    if (unclocked.length) await startClocks(daemon.url, auth, unclocked);
     const listPath = `/api/v1/tickets?status_id=${openId}&priority_id=${normalId}&sort_by=updated_at&page_size=${PAGE_SIZE}&cursor=`;
 
     const figures: Figure[] = [];
     const localDatabase = isLocalDatabase(databaseUrl);
     const ms = (value: number | null) => (value === null ? 'n/a' : value.toFixed(2));
-    const skipped: Figure = { name: '', connections: 0, rps: 0, p50: 0, p99: 0, requests: 0, errors: 0, budget: '', met: null, ratio: null, cpu: null };
+    const skipped: Figure = { name: '', connections: 0, rps: 0, p50: 0, p99: 0, requests: 0, errors: 0, budget: '', met: null, ratio: null, cpu: null, peak_rss_mb: null };
     // `plain`: no credential and no body type, as a load balancer's health check asks (with a bearer
     // token even healthz would look the token up, and the baseline would include a database read).
     const run = async (key: string, label: string, connections: number, request: CannonRequest, plain = false): Promise<Figure> => {
@@ -248,10 +263,10 @@ async function main(): Promise<void> {
       const errors = result.errors + result.timeouts + result.non2xx + (smokeFailed ? 1 : 0);
       const figure: Figure = {
         name: label, connections, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99,
-        requests: result.requests.total, errors, budget: '', met: null, ratio: null, cpu,
+        requests: result.requests.total, errors, budget: '', met: null, ratio: null, cpu, peak_rss_mb: peakRssMb(pid),
       };
       figures.push(figure);
-      log(`  ${label.padEnd(34)} ${String(figure.rps).padStart(6)} req/s  p50 ${String(figure.p50).padStart(4)} ms  p99 ${String(figure.p99).padStart(4)} ms  errors ${errors}${cpu ? `  CPU ms/request: daemon ${ms(cpu.daemon_ms)}, database ${ms(cpu.database_ms)}, load ${ms(cpu.load_generator_ms)}` : ''}`);
+      log(`  ${label.padEnd(34)} ${String(figure.rps).padStart(6)} req/s  p50 ${String(figure.p50).padStart(4)} ms  p99 ${String(figure.p99).padStart(4)} ms  errors ${errors}${cpu ? `  CPU ms/request: daemon ${ms(cpu.daemon_ms)}, database ${ms(cpu.database_ms)}, load ${ms(cpu.load_generator_ms)}` : ''}${figure.peak_rss_mb === null ? '' : `  peak RSS ${figure.peak_rss_mb.toFixed(0)} MB`}`);
       if (errors) log(`    status codes: ${JSON.stringify(result.statusCodeStats)}\n${daemon!.stderr().slice(-2000)}`);
       return figure;
     };
