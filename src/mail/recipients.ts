@@ -4,7 +4,7 @@ import type { EventRecord } from '../events/models.js';
 import type { Ticket } from '../tickets/models.js';
 import { preferencesOf } from '../push/quiet-hours.js';
 import { statusById } from '../vocab/lookup.js';
-import { RECIPIENT_USER_COLUMNS, requesterAndCollaborators, type RecipientUserRow } from './conversation-port.js';
+import { RECIPIENT_USER_COLUMNS, requesterAndCollaborators, type RecipientUserRow as UserRow } from './conversation-port.js';
 import type { Identifier } from './template-defaults.js';
 import { prepared } from '../db/prepared.js';
 
@@ -23,8 +23,6 @@ import { prepared } from '../db/prepared.js';
 export interface Recipient { userId: string | null; email: string; name: string; locale: string | null }
 export interface Planned { identifier: Identifier; recipients: Recipient[] }
 
-type UserRow = RecipientUserRow;
-
 /**
  * The names of the users a plan read, by id: the notifications' template values take the
  * requester's and the assignee's names from here rather than reading them again.
@@ -41,6 +39,8 @@ async function usersWhere(ctx: Ctx, build: (qb: ReturnType<typeof scoped>) => vo
 }
 
 const asRecipient = (u: UserRow): Recipient => ({ userId: u.id, email: u.email, name: u.name, locale: u.locale });
+/** The user as a recipient when active (a requester who was deactivated gets no mail). */
+const ifActive = (u: UserRow | null): Recipient[] => (u?.active ? [asRecipient(u)] : []);
 const isStaff = (u: UserRow) => u.active && (u.role === 'admin' || u.role === 'agent');
 /** Who may get agent mail: active staff whose preferences leave email on (the preferences' defaults apply). */
 const takesAgentMail = (u: UserRow) => isStaff(u) && preferencesOf(u.notification_preferences).email;
@@ -98,7 +98,7 @@ async function replyAudience(ctx: Ctx, ticket: Ticket, known: KnownNames): Promi
   const { requester, collaborators } = await requesterAndCollaborators(ctx, ticket.requester_id, ticket.id);
   if (requester) known.set(requester.id, requester.name);
   return [
-    ...(requester?.active ? [asRecipient(requester)] : []),
+    ...ifActive(requester),
     ...collaborators.map((c) => ({ userId: c.user_id, email: c.email, name: c.name ?? c.email, locale: null })),
   ];
 }
@@ -126,10 +126,7 @@ export async function plan(ctx: Ctx, event: EventRecord, ticket: Ticket, known: 
   const data = event.data as Record<string, unknown>;
   const held: HeldUsers = new Map((heldUsers as UserRow[]).map((user) => [user.id, user]));
   // The requester is read only for the notifications that go to them.
-  const requesterList = async () => {
-    const requester = await userById(ctx, ticket.requester_id, known, held);
-    return requester?.active ? [asRecipient(requester)] : [];
-  };
+  const requesterList = async () => ifActive(await userById(ctx, ticket.requester_id, known, held));
   switch (event.type) {
     case 'ticket.created':
       return [
