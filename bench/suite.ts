@@ -26,7 +26,7 @@ import { createLogger } from '../src/core/logging.js';
 import { createDb, withDatabase } from '../src/db/connection.js';
 import { migrateLatest } from '../src/db/migrations.js';
 import { wireDomain } from '../src/wiring.js';
-import { benchApiKey, readSeedInfo, seed } from './suite/seed.js';
+import { benchApiKey, readSeedInfo, seed, suiteDatabaseName } from './suite/seed.js';
 import { cpuPerRequest, isLocalDatabase, sampleCpu, type CpuPerRequest } from './suite/cpu.js';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -138,7 +138,7 @@ function peakRssMb(pid: number): number | null {
 
 async function main(): Promise<void> {
   wireDomain();
-  const name = quick ? `helpdesk_bench_quick_${randomBytes(4).toString('hex')}` : `helpdesk_bench_${tickets}`;
+  const name = quick ? `helpdesk_bench_quick_${randomBytes(4).toString('hex')}` : suiteDatabaseName(tickets);
   const admin = createDb(adminUrl, { max: 1 });
   const databaseUrl = withDatabase(adminUrl, name);
   const dataDir = mkdtempSync(join(tmpdir(), 'helpdesk-bench-'));

@@ -22,14 +22,15 @@
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import pg from 'pg';
-import { withDatabase } from '../src/db/connection.js';
+import { createDb, withDatabase } from '../src/db/connection.js';
 import { databaseCpu, isLocalDatabase } from './suite/cpu.js';
+import { readSeedInfo, suiteDatabaseName } from './suite/seed.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 8);
 const writers = Number(process.env.BENCH_WRITERS ?? 16);
 const tickets = Number(process.env.BENCH_TICKETS ?? 1_000_000);
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
-const url = withDatabase(adminUrl, `helpdesk_bench_${tickets}`);
+const url = withDatabase(adminUrl, suiteDatabaseName(tickets));
 
 const LOCK = 'SELECT * FROM tickets WHERE tenant_id = $1 AND id = $2 FOR UPDATE';
 const UPDATE = 'UPDATE tickets SET updated_at = now() WHERE tenant_id = $1 AND id = $2';
@@ -53,20 +54,18 @@ type Variant = typeof VARIANTS[number];
 interface Inputs { tenant: string; author: string; tickets: string[]; endpoints: string[] }
 
 async function inputs(): Promise<Inputs> {
-  const client = new pg.Client({ connectionString: url });
+  const db = createDb(url, { max: 1 });
   try {
-    await client.connect();
-  } catch (error) {
-    throw new Error(`cannot open ${url}: run \`npm run bench\` first, it seeds that database (${(error as Error).message})`);
-  }
-  try {
-    const seed = (await client.query('SELECT tenant_id, admin_id FROM bench_seed')).rows[0] as { tenant_id: string; admin_id: string };
-    const open = (await client.query(`SELECT id FROM statuses WHERE tenant_id = $1 AND key = 'open'`, [seed.tenant_id])).rows[0].id as string;
-    const ids = (await client.query('SELECT id FROM tickets WHERE tenant_id = $1 AND status_id = $2 AND ticket_number % 499 = 0 LIMIT 2000', [seed.tenant_id, open])).rows;
-    const endpoints = (await client.query('SELECT id FROM webhook_endpoints WHERE tenant_id = $1', [seed.tenant_id])).rows;
-    return { tenant: seed.tenant_id, author: seed.admin_id, tickets: ids.map((r) => r.id as string), endpoints: endpoints.map((r) => r.id as string) };
+    const seed = await readSeedInfo(db).catch((error: unknown) => {
+      throw new Error(`cannot read ${url}: run \`npm run bench\` first, it seeds that database (${(error as Error).message})`);
+    });
+    if (!seed) throw new Error(`${url} holds no completed seed: run \`npm run bench\` first`);
+    const open = await db('statuses').where({ tenant_id: seed.tenant_id, key: 'open' }).first('id') as { id: string };
+    const ids = await db('tickets').where({ tenant_id: seed.tenant_id, status_id: open.id }).whereRaw('ticket_number % 499 = 0').limit(2000).select('id') as Array<{ id: string }>;
+    const endpoints = await db('webhook_endpoints').where({ tenant_id: seed.tenant_id }).select('id') as Array<{ id: string }>;
+    return { tenant: seed.tenant_id, author: seed.admin_id, tickets: ids.map((r) => r.id), endpoints: endpoints.map((r) => r.id) };
   } finally {
-    await client.end();
+    await db.destroy();
   }
 }
 

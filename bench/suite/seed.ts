@@ -40,6 +40,9 @@ export interface SeedInfo {
 
 const log = (message: string) => console.log(`  seed: ${message}`);
 
+/** The database the suite keeps between runs for a seed of `tickets` tickets. */
+export const suiteDatabaseName = (tickets: number) => `helpdesk_bench_${tickets}`;
+
 /** The bench database's record of its own seed, or null when it was never completed. */
 export async function readSeedInfo(db: Knex): Promise<SeedInfo | null> {
   const exists = await db.raw(`select to_regclass('public.bench_seed') as t`);
