@@ -1,7 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { useFastTimestampParser } from './timestamp-parser.js';
-import { PreparingPgClient } from './prepared.js';
+import { HelpdeskPgClient } from './pg-client.js';
 
 export type { Knex };
 
@@ -17,8 +17,8 @@ useFastTimestampParser();
  */
 export function createDb(connectionString: string, options: { max?: number; asyncCommit?: boolean } = {}): Knex {
   return knexFactory({
-    // knex's own PostgreSQL client, naming the statements marked with prepared() (prepared.ts).
-    client: PreparingPgClient as unknown as typeof knexFactory.Client,
+    // knex's own PostgreSQL client, with named statements and BEGIN sent with the first statement.
+    client: HelpdeskPgClient as unknown as typeof knexFactory.Client,
     connection: { connectionString, application_name: 'helpdesk', ...(options.asyncCommit ? { options: '-c synchronous_commit=off' } : {}) },
     pool: { min: 0, max: options.max ?? 10 },
     acquireConnectionTimeout: 10_000,

@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-// knex exports no dialect classes; its PostgreSQL client is extended here (src/db/knex-pg-dialect.d.ts).
-import KnexPgClient from 'knex/lib/dialects/postgres/index.js';
 
 /**
  * Server-side prepared statements for the statements every create and reply repeats.
@@ -23,7 +21,8 @@ import KnexPgClient from 'knex/lib/dialects/postgres/index.js';
  * it is then discarded by the pool, so each connection fails at most one request and the next ones
  * prepare the statement anew.
  */
-const MARK = 'helpdeskPrepared';
+/** The query option that marks a statement (read by the knex client, src/db/pg-client.ts). */
+export const PREPARED_MARK = 'helpdeskPrepared';
 
 interface WithOptions<Q> { options(options: Readonly<Record<string, unknown>>): Q }
 interface WithKnexBuild<Q> { onBuildKnex(build: (query: WithOptions<unknown>) => void): Q }
@@ -31,9 +30,9 @@ interface WithKnexBuild<Q> { onBuildKnex(build: (query: WithOptions<unknown>) =>
 /** Marks a knex or objection query (or a knex raw) to run as a named prepared statement. */
 export function prepared<Q>(query: Q & (WithOptions<Q> | WithKnexBuild<Q>)): Q {
   if ('onBuildKnex' in query && typeof query.onBuildKnex === 'function') {
-    return query.onBuildKnex((knexQuery) => { knexQuery.options({ [MARK]: true }); });
+    return query.onBuildKnex((knexQuery) => { knexQuery.options({ [PREPARED_MARK]: true }); });
   }
-  return (query as WithOptions<Q>).options({ [MARK]: true });
+  return (query as WithOptions<Q>).options({ [PREPARED_MARK]: true });
 }
 
 const names = new Map<string, string>();
@@ -49,25 +48,4 @@ export function statementName(sql: string): string {
     names.set(sql, name);
   }
   return name;
-}
-
-interface QueryObject { sql: string; options?: Record<string, unknown> }
-interface RawConnection { __knex__disposed?: unknown }
-
-const RESULT_TYPE_CHANGED = 'cached plan must not change result type';
-
-/** knex's PostgreSQL client, naming the marked statements (see above). */
-export class PreparingPgClient extends KnexPgClient {
-  override _query(connection: RawConnection, obj: QueryObject): Promise<unknown> {
-    if (!obj.options?.[MARK]) return super._query(connection, obj);
-    const { [MARK]: _marked, ...options } = obj.options;
-    obj.options = { ...options, name: statementName(obj.sql) };
-    return super._query(connection, obj).catch((error: unknown) => {
-      if ((error as { code?: string }).code === '0A000' && String((error as Error).message).includes(RESULT_TYPE_CHANGED)) {
-        // Its prepared statements describe the old columns: the pool replaces the connection.
-        connection.__knex__disposed = error;
-      }
-      throw error;
-    });
-  }
 }
