@@ -9,7 +9,7 @@
  *   npm run bench -- --tickets 100000   # another size (own database), budgets shown
  *   npm run bench -- --reseed           # drop the kept database and seed again
  *   npm run bench -- --only list,deep    # just these scenarios (and healthz)
- *   BENCH_DATABASE_URL=postgres://…/postgres BENCH_SECONDS=10 BENCH_RESULTS=out.json npm run bench
+ *   BENCH_DATABASE_URL=postgres://…/postgres BENCH_SECONDS=10 BENCH_WARMUP=10 BENCH_RESULTS=out.json npm run bench
  *   BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=prof" npm run bench -- --only me   # profile the daemon
  *
  * --quick fails only when the suite crashes or a request errors, never on timing.
@@ -35,7 +35,9 @@ const quick = args.includes('--quick');
 const ticketsArg = args.indexOf('--tickets');
 const tickets = ticketsArg >= 0 ? Number(args[ticketsArg + 1]) : quick ? 3_000 : 1_000_000;
 const seconds = Number(process.env.BENCH_SECONDS ?? (quick ? 2 : 10));
-const warmup = quick ? 0 : 2;
+// Unmeasured load before each scenario: V8 compiles a write path for its first ~10 s of load, and a
+// daemon runs for days (docs/performance.md, "A steady state before each scenario").
+const warmup = quick ? 0 : Number(process.env.BENCH_WARMUP ?? 10);
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/postgres';
 const PAGE_SIZE = 25;
 const DEEP_PAGES = 5_000;
