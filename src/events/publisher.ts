@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Ctx, Deps } from '../core/context.js';
+import { prepared } from '../db/prepared.js';
 
 /**
  * The event publisher (migrations/…_event_publisher.ts): writers commit events with `seq` NULL;
@@ -52,7 +53,8 @@ export function publishEvents(deps: Deps, tenantId: string): Promise<void> {
 
 /** One publisher run for the tenant, now: how many events it numbered. */
 export async function publishNow(db: Knex, tenantId: string): Promise<number> {
-  const result = await db.raw('SELECT events_publish_pending(?::uuid) AS numbered', [tenantId]) as { rows: Array<{ numbered: number }> };
+  // Prepared: one text, run after every committed write.
+  const result = await prepared(db.raw('SELECT events_publish_pending(?::uuid) AS numbered', [tenantId])) as { rows: Array<{ numbered: number }> };
   return Number(result.rows[0]?.numbered ?? 0);
 }
 

@@ -1,5 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import { uuidv7 } from '../core/ids.js';
+import { prepared } from '../db/prepared.js';
 import { eventCompanions, eventConsumers, type EventFacts } from './consumers.js';
 import { EventRecord, type SubjectType } from './models.js';
 import { publishAfterCommit } from './publisher.js';
@@ -39,7 +40,8 @@ export async function recordEvent(ctx: Ctx, input: NewEvent): Promise<EventRecor
     const rows = await companion(ctx, { id: row.id, type: input.type });
     if (rows?.rows.length) insert = insert.with(`companion_${index++}`, (qb) => qb.insert(rows.rows).into(rows.table));
   }
-  const [stored] = await insert.insert(row).into('events').returning('*') as Array<Record<string, unknown>>;
+  // Prepared: the text depends only on the number of companion rows, which a tenant's endpoints fix.
+  const [stored] = await prepared(insert.insert(row).into('events').returning('*')) as Array<Record<string, unknown>>;
   const event = EventRecord.fromDatabaseJson(stored!);
   if (ctx.quiet) return event;
   publishAfterCommit(ctx);

@@ -1,3 +1,4 @@
+import { prepared } from '../db/prepared.js';
 import type { Ctx } from '../core/context.js';
 
 const NEXT_NUMBER_SQL = `INSERT INTO ticket_counters (tenant_id, last_number) VALUES (?, 1)
@@ -27,6 +28,6 @@ const NEXT_NUMBER_SQL = `INSERT INTO ticket_counters (tenant_id, last_number) VA
  */
 export async function nextTicketNumber(ctx: Ctx): Promise<number> {
   const db = ctx.quiet ? ctx.trx : ctx.deps.counters;
-  const { rows } = await db.raw<{ rows: Array<{ last_number: number }> }>(NEXT_NUMBER_SQL, [ctx.tenantId]);
+  const { rows } = await prepared(db.raw<{ rows: Array<{ last_number: number }> }>(NEXT_NUMBER_SQL, [ctx.tenantId]));
   return rows[0]!.last_number;
 }
