@@ -41,6 +41,24 @@ export function pinReadConfigVersion(ctx: Ctx, version: string | number | null |
   pinned.set(ctx, String(version ?? '0'));
 }
 
+const PINNED_VERSION = 'pinned_config_version__';
+
+/**
+ * Adds the configuration version to the rows `qb` reads, for a write path whose first read is
+ * one row it needs anyway (a reply's ticket, a create's requester); `pinFromRow` then pins it.
+ */
+export function selectConfigVersion<Q extends { select(...columns: unknown[]): unknown }>(ctx: Ctx, qb: Q): Q {
+  qb.select(ctx.trx.raw(`${CONFIG_VERSION_SUBQUERY} AS ${PINNED_VERSION}`, [ctx.tenantId]));
+  return qb;
+}
+
+/** Pins the version a row read through `selectConfigVersion` carries, and takes it off the row. */
+export function pinFromRow(ctx: Ctx, row: object): void {
+  const values = row as Record<string, unknown>;
+  pinReadConfigVersion(ctx, values[PINNED_VERSION] as string | null);
+  delete values[PINNED_VERSION];
+}
+
 /** Whether ctx's transaction has pinned its configuration version (so `cachedConfig` answers from the cache). */
 export function configPinned(ctx: Ctx): boolean {
   return pinned.has(ctx);

@@ -1,6 +1,8 @@
 import type { Ctx, Role } from '../core/context.js';
 import { AppError, errors } from '../core/errors.js';
 import { isUniqueViolation, scoped } from '../db/tenant-scope.js';
+import { pinFromRow, selectConfigVersion } from '../db/config-cache.js';
+import { prepared } from '../db/prepared.js';
 import { UserRecord } from './models.js';
 import { organizationForEmail } from './organization-lookup.js';
 import { assertPasswordPolicy, hashPassword } from '../auth/passwords.js';
@@ -84,8 +86,17 @@ export async function findUserByAnyEmail(ctx: Ctx, email: string): Promise<UserR
   return row ? findUser(ctx, row.user_id) : null;
 }
 
-export async function findUser(ctx: Ctx, id: string): Promise<UserRow | null> {
-  return (await UserRecord.findIn(ctx, id)) ?? null;
+/**
+ * One user of ctx's tenant by id. `pinConfig`: the same statement reads the tenant's configuration
+ * version and pins it (src/db/config-cache.ts), for a write whose first read is this user (a
+ * create's requester); when no user is found nothing is pinned.
+ */
+export async function findUser(ctx: Ctx, id: string, options: { pinConfig?: boolean } = {}): Promise<UserRow | null> {
+  if (!options.pinConfig) return (await UserRecord.findIn(ctx, id)) ?? null;
+  const qb = selectConfigVersion(ctx, UserRecord.scoped(ctx).select('users.*')).findOne({ 'users.id': id });
+  const user = await prepared(qb);
+  if (user) pinFromRow(ctx, user);
+  return user ?? null;
 }
 
 export async function findUserByEmail(ctx: Ctx, email: string): Promise<UserRow | null> {

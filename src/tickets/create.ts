@@ -38,7 +38,7 @@ function customValuesOf(input: TicketCreate): Record<string, unknown> {
 
 async function resolveRequester(ctx: Ctx, input: TicketCreate, problems: FieldProblem[]): Promise<UserRow | null> {
   if (!isStaffActor(ctx)) {
-    const self = ctx.actor.userId ? await findUser(ctx, ctx.actor.userId) : null;
+    const self = ctx.actor.userId ? await findUser(ctx, ctx.actor.userId, { pinConfig: true }) : null;
     if (!self) throw errors.forbidden('Only a signed-in customer may open a ticket for themselves');
     if (input.requester_id !== undefined && input.requester_id !== self.id) throw errors.forbidden('Customers may open tickets only for themselves');
     // Any of the customer's own addresses, primary or alternate, names them.
@@ -52,7 +52,7 @@ async function resolveRequester(ctx: Ctx, input: TicketCreate, problems: FieldPr
     return null;
   }
   if (input.requester_id !== undefined) {
-    const user = await findUser(ctx, input.requester_id);
+    const user = await findUser(ctx, input.requester_id, { pinConfig: true });
     if (!user) problems.push({ field: 'requester_id', message: 'does not exist' });
     return user;
   }
@@ -81,8 +81,10 @@ export async function createTicket(ctx: Ctx, input: TicketCreate): Promise<Ticke
   }
   const problems: FieldProblem[] = [];
   // A create changes no configuration: its SLA, webhook and mail reads may come from the cache.
-  await pinConfigVersion(ctx);
+  // The requester's read pins the configuration version when it finds them by id; otherwise (a
+  // requester by email) a statement of its own does.
   let requester = await resolveRequester(ctx, input, problems);
+  await pinConfigVersion(ctx);
 
   const status = await statusByKey(ctx, 'new');
   const priority = input.priority_id !== undefined

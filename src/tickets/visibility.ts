@@ -4,7 +4,7 @@ import { errors } from '../core/errors.js';
 import { Ticket } from './models.js';
 import { sharedOrganizationIds } from './directory-links.js';
 import { prepared } from '../db/prepared.js';
-import { CONFIG_VERSION_SUBQUERY, pinReadConfigVersion } from '../db/config-cache.js';
+import { pinFromRow, selectConfigVersion } from '../db/config-cache.js';
 
 export const isStaffActor = (ctx: Ctx) => ctx.actor.role === 'admin' || ctx.actor.role === 'agent'
   || ctx.actor.type === 'cli' || ctx.actor.type === 'system';
@@ -29,8 +29,6 @@ export async function ticketVisibility(ctx: Ctx): Promise<TicketFilter> {
   };
 }
 
-const PINNED_VERSION = 'pinned_config_version__';
-
 /**
  * One ticket the actor may see (others, and other tenants' ids, are not found). `pinConfig`: the
  * same statement reads the tenant's configuration version and pins it (src/db/config-cache.ts),
@@ -42,16 +40,12 @@ export async function loadVisibleTicket(ctx: Ctx, id: string, options: { forUpda
   // Only these columns (the rest of the returned row is absent), for a read that answers with them.
   if (options.columns) qb.select(...options.columns);
   else if (options.pinConfig) qb.select('tickets.*');
-  if (options.pinConfig) qb.select(ctx.trx.raw(`${CONFIG_VERSION_SUBQUERY} AS ${PINNED_VERSION}`, [ctx.tenantId]));
+  if (options.pinConfig) selectConfigVersion(ctx, qb);
   visible(qb);
   if (options.forUpdate) qb.forUpdate();
   // A lookup by key (a customer's visibility adds filters on the same row): prepared.
   const [ticket] = await prepared(qb.limit(1));
   if (!ticket) throw errors.notFound('ticket', id);
-  if (options.pinConfig) {
-    const row = ticket as unknown as Record<string, unknown>;
-    pinReadConfigVersion(ctx, row[PINNED_VERSION] as string | null);
-    delete row[PINNED_VERSION];
-  }
+  if (options.pinConfig) pinFromRow(ctx, ticket);
   return ticket;
 }
