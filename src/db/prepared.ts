@@ -9,15 +9,16 @@ import { createHash } from 'node:crypto';
  * planning (docs/performance.md). A named statement is parsed once per connection, and after five
  * executions PostgreSQL keeps a generic plan when it costs no more than the custom ones.
  *
- * Only statements marked with `prepared()` are named: lookups by key, and reads of all of a tenant's
- * rows of a small table (its custom fields, its staff with push subscriptions), whose generic plan
- * is the custom one. A list with skewed filters stays unnamed, planned for its own values.
+ * Only statements marked with `prepared()` are named: lookups by key, the inserts every write
+ * repeats (an INSERT … VALUES has no plan to choose), and reads of all of a tenant's rows of a small
+ * table (its custom fields, its staff with push subscriptions), whose generic plan is the custom
+ * one. A list with skewed filters stays unnamed, planned for its own values.
  *
  * The name is a digest of the SQL text, so one text is one statement on each connection, and a
  * query whose text varies (an IN list of another length) is simply another statement.
  *
  * When a migration changes a table's columns under a running daemon, PostgreSQL refuses to run a
- * prepared `SELECT *` of it ("cached plan must not change result type"). The connection that hit
+ * prepared `SELECT *` or `RETURNING *` of it ("cached plan must not change result type"). The connection that hit
  * it is then discarded by the pool, so each connection fails at most one request and the next ones
  * prepare the statement anew.
  */
