@@ -121,20 +121,21 @@ export async function createTicket(ctx: Ctx, input: TicketCreate): Promise<Ticke
   // The SLA clock's columns are derived before the insert, so the ticket row is written once.
   const id = uuidv7(ctx.now.getTime());
   const derived = await deriveNewTicketColumns(ctx, { ...row, id });
-  const ticket = await Ticket.insertIn(ctx, { ...row, ...derived.columns, id });
-  await derived.afterInsert();
   const bodyHtml = input.body_html !== undefined ? sanitizeBodyHtml(input.body_html) : null;
-  await Message.insertIn(ctx, {
-    ticket_id: ticket.id,
+  // The first message is written by the ticket's own statement (nothing reads its row back).
+  const firstMessage = {
+    ticket_id: id,
     body: input.body,
     body_html: bodyHtml,
     is_private: false,
     author_id: requester.id,
     author_name: requester.name,
     is_agent: requester.role !== 'customer',
-    channel: ticket.channel,
+    channel: row.channel,
     created_at: ctx.now,
-  });
+  };
+  const ticket = await Ticket.insertIn(ctx, { ...row, ...derived.columns, id }, [{ table: Message.tableName, rows: [firstMessage] }]);
+  await derived.afterInsert();
 
   // Hooks first (routing may assign), so that the event carries
   // the ticket as it stands when the create commits.
