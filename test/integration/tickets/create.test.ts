@@ -187,5 +187,23 @@ t.test('creating tickets', async (t) => {
     t.equal((await call(env, 'GET', '/tickets/0190a1b2-0000-7000-8000-000000000000', { token: admin })).statusCode, 404);
   });
 
+  await t.test('a create by requester id: the requester read pins the configuration, the ticket insert writes the first message', async (t) => {
+    await openTicket(env, admin, { requester_id: customer.id }); // the configuration cache filled
+    const statements: string[] = [];
+    const listener = (q: { sql: string }) => { statements.push(q.sql); };
+    env.deps.db.on('query', listener);
+    const ticket = await openTicket(env, admin, { requester_id: customer.id, body: 'One statement for both' });
+    env.deps.db.removeListener('query', listener);
+    const requesterRead = statements.filter((sql) => /from "users"/.test(sql));
+    t.equal(requesterRead.length, 1, 'one read of the requester');
+    t.match(requesterRead[0], /tenant_config_versions/, 'which also reads the configuration version');
+    t.notOk(statements.some((sql) => /^select "version" from "tenant_config_versions"/.test(sql)), 'no statement of its own for the version');
+    const messageInserts = statements.filter((sql) => /insert into "messages"/.test(sql));
+    t.equal(messageInserts.length, 1, 'the first message is inserted once');
+    t.match(messageInserts[0], /insert into "tickets"/, 'by the statement that inserts the ticket');
+    const messages = await env.deps.db('messages').where({ tenant_id: tenant.id, ticket_id: ticket.id });
+    t.match(messages, [{ body: 'One statement for both', author_id: customer.id, is_agent: false, is_private: false }], 'and it is there');
+  });
+
   t.same(env.guard.violations, [], 'every query carried tenant_id');
 });
