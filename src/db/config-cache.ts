@@ -28,24 +28,20 @@ export async function pinConfigVersion(ctx: Ctx): Promise<void> {
   pinReadConfigVersion(ctx, row?.version);
 }
 
-/**
- * The tenant's configuration version as a scalar subquery (its one binding: the tenant id), for a
- * write path to read it with a statement it sends anyway instead of one of its own; the caller
- * hands what the statement answered to `pinReadConfigVersion`.
- */
-export const CONFIG_VERSION_SUBQUERY = '(SELECT version FROM tenant_config_versions WHERE tenant_id = ?)';
+/** The tenant's configuration version as a scalar subquery (its one binding: the tenant id). */
+const CONFIG_VERSION_SUBQUERY = '(SELECT version FROM tenant_config_versions WHERE tenant_id = ?)';
+const PINNED_VERSION = 'pinned_config_version__';
 
-/** Pins the version a statement of ctx's transaction read through `CONFIG_VERSION_SUBQUERY`. */
-export function pinReadConfigVersion(ctx: Ctx, version: string | number | null | undefined): void {
+/** Pins the version a statement of ctx's transaction read. */
+function pinReadConfigVersion(ctx: Ctx, version: string | number | null | undefined): void {
   if (ctx.quiet || pinned.has(ctx)) return;
   pinned.set(ctx, String(version ?? '0'));
 }
 
-const PINNED_VERSION = 'pinned_config_version__';
-
 /**
  * Adds the configuration version to the rows `qb` reads, for a write path whose first read is
- * one row it needs anyway (a reply's ticket, a create's requester); `pinFromRow` then pins it.
+ * one row it needs anyway (a reply's ticket, a create's requester) instead of a statement of its
+ * own; `pinFromRow` then pins it.
  */
 export function selectConfigVersion<Q extends { select(...columns: unknown[]): unknown }>(ctx: Ctx, qb: Q): Q {
   qb.select(ctx.trx.raw(`${CONFIG_VERSION_SUBQUERY} AS ${PINNED_VERSION}`, [ctx.tenantId]));

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Ctx } from '../core/context.js';
 import { uuidv7 } from '../core/ids.js';
 import { prepared } from './prepared.js';
+import { withCompanionRows, type CompanionRows } from './companion-rows.js';
 
 /** What a tenant-scoped query needs from a context. */
 export type Scope = Pick<Ctx, 'trx' | 'tenantId'>;
@@ -35,33 +36,21 @@ export class TenantModel extends Model {
 
   /**
    * Inserts a row for ctx's tenant (a new time-ordered id unless one is given) and returns it.
-   * `companions`: rows of other tables written by the same statement (a data-modifying WITH, run
-   * to completion though nothing reads it), one round trip instead of one each; their foreign keys
-   * are checked when the statement ends, so they may point at the new row. They are written as
-   * given (no model's JSON columns), for ctx's tenant, and not returned.
+   * `companions`: rows of other tables written by the same statement (src/db/companion-rows.ts),
+   * for ctx's tenant, as given (no model's JSON columns), and not returned.
    */
   static async insertIn<M extends TenantModel>(this: TenantModelClass<M>, ctx: Scope & { now: Date }, row: Record<string, unknown>, companions: CompanionRows[] = []): Promise<M> {
     const query = (this as unknown as ModelClass<M>).query(ctx.trx)
       .insert({ id: uuidv7(ctx.now.getTime()), ...row, tenant_id: ctx.tenantId } as never)
       .returning('*') as unknown as QueryBuilderType<M>;
     if (companions.length) {
-      query.onBuildKnex((knexQuery: Knex.QueryBuilder) => {
-        companions.forEach((companion, index) => {
-          const rows = companion.rows.map((r) => ({ id: uuidv7(ctx.now.getTime()), ...r, tenant_id: ctx.tenantId }));
-          knexQuery.with(`companion_${index}`, (qb) => qb.insert(rows).into(companion.table));
-        });
-      });
+      const ofTenant = companions.map((c) => ({ table: c.table, rows: c.rows.map((r) => ({ id: uuidv7(ctx.now.getTime()), ...r, tenant_id: ctx.tenantId })) }));
+      query.onBuildKnex((knexQuery: Knex.QueryBuilder) => { withCompanionRows(knexQuery, ofTenant); });
     }
     // Prepared: one text per column set, which a code path keeps; the plan of an INSERT … VALUES
     // has no choice to make, so parsing and planning it anew each time was pure cost.
     return prepared(query) as unknown as Promise<M>;
   }
-}
-
-/** Rows of another table that `insertIn` writes with its row, in the same statement. */
-export interface CompanionRows {
-  table: string;
-  rows: Array<Record<string, unknown>>;
 }
 
 /** A concrete model class whose instances are `M` (lets the statics return the subclass). */

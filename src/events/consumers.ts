@@ -1,5 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import type { EventRecord } from './models.js';
+import type { CompanionRows } from '../db/companion-rows.js';
 
 /**
  * What fans out from an event, inside the transaction that records it: the webhook outbox, mail
@@ -17,14 +18,10 @@ export interface EventFacts {
 }
 
 /**
- * Rows that go with an event into its own INSERT statement (data-modifying `WITH`), such as its
+ * Rows that go with an event into its own INSERT statement (src/db/companion-rows.ts), such as its
  * webhook deliveries: one statement instead of two. They are computed before the event is stored,
  * from the event's id and type and cached configuration, never from rows of the transaction.
  */
-export interface CompanionRows {
-  table: string;
-  rows: Array<Record<string, unknown>>;
-}
 export type EventCompanions = (ctx: Ctx, event: Pick<EventRecord, 'id' | 'type'>) => Promise<CompanionRows | null>;
 
 const consumers = new Map<string, EventConsumer>();

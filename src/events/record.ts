@@ -1,6 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { uuidv7 } from '../core/ids.js';
 import { prepared } from '../db/prepared.js';
+import { withCompanionRows, type CompanionRows } from '../db/companion-rows.js';
 import { eventCompanions, eventConsumers, type EventFacts } from './consumers.js';
 import { EventRecord, type SubjectType } from './models.js';
 import { publishAfterCommit } from './publisher.js';
@@ -34,14 +35,14 @@ export async function recordEvent(ctx: Ctx, input: NewEvent): Promise<EventRecor
   // The rows that go with the event (its webhook deliveries) are written by the event's statement.
   // An import (ctx.quiet) records history: nothing may fan out to webhooks, mail or push, and it
   // publishes its events itself, once per phase (see Ctx.quiet).
-  let insert = ctx.trx.queryBuilder();
-  let index = 0;
+  const companions: CompanionRows[] = [];
   for (const companion of ctx.quiet ? [] : eventCompanions()) {
     const rows = await companion(ctx, { id: row.id, type: input.type });
-    if (rows?.rows.length) insert = insert.with(`companion_${index++}`, (qb) => qb.insert(rows.rows).into(rows.table));
+    if (rows) companions.push(rows);
   }
   // Prepared: the text depends only on the number of companion rows, which a tenant's endpoints fix.
-  const [stored] = await prepared(insert.insert(row).into('events').returning('*')) as Array<Record<string, unknown>>;
+  const insert = withCompanionRows(ctx.trx.queryBuilder(), companions).insert(row).into('events').returning('*');
+  const [stored] = await prepared(insert) as Array<Record<string, unknown>>;
   const event = EventRecord.fromDatabaseJson(stored!);
   if (ctx.quiet) return event;
   publishAfterCommit(ctx);

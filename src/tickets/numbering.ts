@@ -1,5 +1,5 @@
-import { prepared } from '../db/prepared.js';
 import type { Ctx } from '../core/context.js';
+import { prepared } from '../db/prepared.js';
 
 const NEXT_NUMBER_SQL = `INSERT INTO ticket_counters (tenant_id, last_number) VALUES (?, 1)
   ON CONFLICT (tenant_id) DO UPDATE SET last_number = ticket_counters.last_number + 1

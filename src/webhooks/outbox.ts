@@ -1,7 +1,7 @@
 import type { Ctx } from '../core/context.js';
 import { uuidv7 } from '../core/ids.js';
 import type { EventRecord } from '../events/models.js';
-import type { CompanionRows } from '../events/consumers.js';
+import type { CompanionRows } from '../db/companion-rows.js';
 import { isEventType } from '../events/types.js';
 import { WebhookDelivery, WebhookEndpoint } from './models.js';
 import { cachedConfig } from '../db/config-cache.js';
