@@ -5,6 +5,7 @@ import { loadConfig } from '../src/core/config.js';
 import { errors } from '../src/core/errors.js';
 import { createLogger, logFormatFor } from '../src/core/logging.js';
 import type { RunningServer } from '../daemon/server.js';
+import { applyHeapGrowth } from '../daemon/heap-growth.js';
 
 export default class Serve extends BaseCommand {
   static override summary = 'Migrate the database and run the REST API and the job scheduler';
@@ -29,6 +30,8 @@ export default class Serve extends BaseCommand {
     const fd = this.jsonEnabled() ? 2 : 1;
     const logFormat = logFormatFor(config.logFormat, fd);
     const log = createLogger(config.logLevel, { fd, format: logFormat, noColor: config.noColor });
+    // Set before the daemon allocates: a process-wide V8 setting, so the command that owns the process sets it.
+    log.debug({ heap_growing_percent: applyHeapGrowth(config.heapGrowingPercent) }, 'heap growth between full collections');
     // Listen for the stop signal before starting, so a signal during start-up still shuts down cleanly.
     const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
       process.once('SIGTERM', () => resolve('SIGTERM'));

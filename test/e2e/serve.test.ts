@@ -2,7 +2,7 @@ import t from 'tap';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { createTestDatabase } from '../helpers/db.js';
-import { cliEnv, http, login, printedLogin, startServe, tempDataDir } from '../helpers/cli.js';
+import { cliEnv, http, login, printedLogin, runCli, startServe, tempDataDir } from '../helpers/cli.js';
 
 /** Resolves once nothing accepts connections on the port any more (the server began closing). */
 async function refused(port: number, timeoutMs = 10_000): Promise<void> {
@@ -70,4 +70,22 @@ t.test('serve on DATABASE_URL: first-start login, sign-in, graceful SIGTERM, no 
   t.equal((await http(`${second.url}/api/v1/auth/me`, { headers: { authorization: `Bearer ${token}` } })).status, 200, 'the session survived the restart');
   second.child.kill('SIGINT');
   t.equal(await second.exited, 0, 'SIGINT exits 0');
+});
+
+t.test("serve bounds its heap's growth between full collections: HELPDESK_HEAP_GROWING_PERCENT", async (t) => {
+  const databaseUrl = await createTestDatabase(t);
+  const growthOf = async (settings: Record<string, string>) => {
+    const served = await startServe(t, ['--port', '0', '--no-jobs'], cliEnv({ DATABASE_URL: databaseUrl, HELPDESK_DATA_DIR: tempDataDir(t), LOG_LEVEL: 'debug', HELPDESK_LOG_FORMAT: 'json', ...settings }));
+    served.child.kill('SIGTERM');
+    t.equal(await served.exited, 0);
+    const line = served.stdout().split('\n').find((text) => text.includes('heap growth between full collections'));
+    return line ? JSON.parse(line).heap_growing_percent : null;
+  };
+  t.same(await growthOf({}), { percent: 100, source: 'config' }, 'by default, up to twice the live heap');
+  t.same(await growthOf({ HELPDESK_HEAP_GROWING_PERCENT: '50' }), { percent: 50, source: 'config' });
+  t.same(await growthOf({ HELPDESK_HEAP_GROWING_PERCENT: '0' }), { percent: null, source: 'v8-default' });
+
+  const wrong = await runCli(['serve', '--port', '0'], cliEnv({ DATABASE_URL: databaseUrl, HELPDESK_DATA_DIR: tempDataDir(t), HELPDESK_HEAP_GROWING_PERCENT: 'lots' }));
+  t.not(wrong.code, 0);
+  t.match(wrong.stderr, 'HELPDESK_HEAP_GROWING_PERCENT must be an integer of at least 0, got "lots"');
 });
