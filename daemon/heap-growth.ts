@@ -8,8 +8,9 @@ import { setFlagsFromString } from 'node:v8';
  * under write load promotes much short-lived garbage (a request's objects outlive the young
  * generation's collections while it waits on the database), so its resident memory climbed from
  * ~170 MB to over 330 MB for a live heap of ~70 MB (docs/performance.md). With the growth fixed at
- * `percent` (100: up to twice the live data) the same load peaked at ~220 MB; the extra full
- * collections cost ~30 ms of the main thread over a minute and a half of load.
+ * `percent` the same load peaked at 220–310 MB with 100 (up to twice the live data), and at
+ * 207–214 MB with 50, the default; the extra full collections cost the main thread ~30 ms over a
+ * minute and a half of load, and no throughput that the benchmark could tell from its noise.
  *
  * V8 reads this setting at every full collection, so it takes effect at run time. An operator who
  * starts Node.js with `--heap-growing-percent` (a V8 option Node.js refuses in NODE_OPTIONS, so only

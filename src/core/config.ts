@@ -74,7 +74,7 @@ export interface Config {
   archiveBatchSize: number;
   /**
    * HELPDESK_HEAP_GROWING_PERCENT: how far a daemon's JavaScript heap may grow past its live data
-   * before the next full collection (default 100: twice the live heap; 0 leaves V8's own sizing,
+   * before the next full collection (default 50: one and a half times the live heap; 0 leaves V8's own sizing,
    * up to four times). See daemon/heap-growth.ts.
    */
   heapGrowingPercent: number;
@@ -160,6 +160,6 @@ export function loadConfig(env: Env = process.env): Config {
     archiveS3AccessKeyId: nonEmpty(env.HELPDESK_ARCHIVE_S3_ACCESS_KEY_ID) ?? nonEmpty(env.AWS_ACCESS_KEY_ID),
     archiveS3SecretAccessKey: nonEmpty(env.HELPDESK_ARCHIVE_S3_SECRET_ACCESS_KEY) ?? nonEmpty(env.AWS_SECRET_ACCESS_KEY),
     archiveBatchSize: intFrom(env, 'HELPDESK_ARCHIVE_BATCH_SIZE', 200, 1),
-    heapGrowingPercent: intFrom(env, 'HELPDESK_HEAP_GROWING_PERCENT', 100, 0),
+    heapGrowingPercent: intFrom(env, 'HELPDESK_HEAP_GROWING_PERCENT', 50, 0),
   };
 }

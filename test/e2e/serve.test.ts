@@ -81,8 +81,8 @@ t.test("serve bounds its heap's growth between full collections: HELPDESK_HEAP_G
     const line = served.stdout().split('\n').find((text) => text.includes('heap growth between full collections'));
     return line ? JSON.parse(line).heap_growing_percent : null;
   };
-  t.same(await growthOf({}), { percent: 100, source: 'config' }, 'by default, up to twice the live heap');
-  t.same(await growthOf({ HELPDESK_HEAP_GROWING_PERCENT: '50' }), { percent: 50, source: 'config' });
+  t.same(await growthOf({}), { percent: 50, source: 'config' }, 'by default, up to one and a half times the live heap');
+  t.same(await growthOf({ HELPDESK_HEAP_GROWING_PERCENT: '100' }), { percent: 100, source: 'config' });
   t.same(await growthOf({ HELPDESK_HEAP_GROWING_PERCENT: '0' }), { percent: null, source: 'v8-default' });
 
   const wrong = await runCli(['serve', '--port', '0'], cliEnv({ DATABASE_URL: databaseUrl, HELPDESK_DATA_DIR: tempDataDir(t), HELPDESK_HEAP_GROWING_PERCENT: 'lots' }));
