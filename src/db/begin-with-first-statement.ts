@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { isParsedOrUnnamed } from './query-after-prelude.js';
 
 /**
  * A transaction's BEGIN travels with its first statement.
@@ -7,10 +7,11 @@ import pg from 'pg';
  * statement. Each round trip costs the daemon a socket write and the database a wake-up of its
  * backend, on a loaded 2-core machine about as much as a small statement's own work
  * (docs/performance.md). So the knex client (src/db/pg-client.ts) holds BEGIN on its connection
- * and sends it in front of the first statement, in one write and under one Sync: PostgreSQL runs
- * BEGIN, then the statement, and answers both at once. What the transaction sees does not change:
- * its snapshot is taken by its first statement either way, and that statement fails or succeeds
- * inside the transaction just as before (knex then rolls back or goes on).
+ * and sends it in front of the first statement, in one write and under one Sync
+ * (query-after-prelude.ts): PostgreSQL runs BEGIN, then the statement, and answers both at once.
+ * What the transaction sees does not change: its snapshot is taken by its first statement either
+ * way, and that statement fails or succeeds inside the transaction just as before (knex then rolls
+ * back or goes on).
  *
  * - A transaction that ends before any statement (COMMIT or ROLLBACK with BEGIN still held) sends
  *   nothing at all.
@@ -58,53 +59,6 @@ export function isTransactionEnd(sql: string): boolean {
 
 /** Whether a statement can carry the held BEGIN (see the module comment for those that cannot). */
 export function canCarryBegin(connection: HeldBeginConnection, config: { text: string; values?: unknown[]; name?: string }): boolean {
-  if (config.name) return connection.connection.parsedStatements[config.name] === config.text;
+  if (config.name) return isParsedOrUnnamed(connection, config);
   return (config.values?.length ?? 0) > 0;
-}
-
-interface PgWire {
-  parse(query: { text: string; name?: string }): void;
-  bind(config: { portal?: string; statement?: string; values: unknown[] }): void;
-  execute(config: { portal?: string; rows?: number }): void;
-  stream: { cork?: () => void; uncork?: () => void };
-}
-
-interface PgQueryInternals {
-  submit(connection: PgWire): Error | null;
-  handleCommandComplete(msg: unknown, connection: PgWire): void;
-}
-
-const PgQuery = pg.Query as unknown as new (config: object, values?: unknown, callback?: unknown) => PgQueryInternals;
-
-/**
- * A statement sent behind a BEGIN: Parse, Bind and Execute of the BEGIN, without a Sync, then the
- * statement's own messages and its Sync, corked into one write. The BEGIN's CommandComplete is the
- * first one to arrive and is not the statement's: it is passed over.
- */
-export class QueryAfterBegin extends PgQuery {
-  private beginAnswered = false;
-
-  constructor(private readonly begin: string, config: object, callback: (error: Error | null, response: unknown) => void) {
-    super({ ...config, queryMode: 'extended' }, undefined, callback);
-  }
-
-  override submit(connection: PgWire): Error | null {
-    connection.stream.cork?.();
-    try {
-      connection.parse({ text: this.begin });
-      connection.bind({ values: [] });
-      connection.execute({});
-      return super.submit(connection);
-    } finally {
-      connection.stream.uncork?.();
-    }
-  }
-
-  override handleCommandComplete(msg: unknown, connection: PgWire): void {
-    if (!this.beginAnswered) {
-      this.beginAnswered = true;
-      return;
-    }
-    super.handleCommandComplete(msg, connection);
-  }
 }

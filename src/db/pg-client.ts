@@ -1,12 +1,12 @@
 // knex exports no dialect classes; its PostgreSQL client is extended here (src/db/knex-pg-dialect.d.ts).
 import KnexPgClient from 'knex/lib/dialects/postgres/index.js';
-import { PREPARED_MARK, statementName } from './prepared.js';
-import {
-  QueryAfterBegin, canCarryBegin, holdBegin, isTransactionEnd, notSent, takeHeldBegin, type HeldBeginConnection,
-} from './begin-with-first-statement.js';
+import { GENERIC_PLAN_MARK, PREPARED_MARK, statementName } from './prepared.js';
+import { canCarryBegin, holdBegin, isTransactionEnd, notSent, takeHeldBegin, type HeldBeginConnection } from './begin-with-first-statement.js';
+import { FORCE_GENERIC_PLAN, canPlanGeneric, type GenericPlanConnection } from './generic-plan.js';
+import { QueryAfterPrelude, type StatementConfig } from './query-after-prelude.js';
 
 interface QueryObject { sql: string; bindings?: unknown[]; options?: Record<string, unknown>; response?: unknown }
-type Connection = HeldBeginConnection & {
+type Connection = HeldBeginConnection & GenericPlanConnection & {
   __knex__disposed?: unknown;
   query(config: object, callback?: (error: Error | null, response: unknown) => void): unknown;
 };
@@ -14,19 +14,25 @@ type Connection = HeldBeginConnection & {
 const RESULT_TYPE_CHANGED = 'cached plan must not change result type';
 
 /**
- * knex's PostgreSQL client with two changes to how statements reach the server: the statements
- * marked with prepared() run as named prepared statements (src/db/prepared.ts), and a
- * transaction's BEGIN is sent with its first statement (src/db/begin-with-first-statement.ts).
+ * knex's PostgreSQL client with three changes to how statements reach the server: the statements
+ * marked with prepared() run as named prepared statements (src/db/prepared.ts), those marked for a
+ * generic plan are planned once per connection (src/db/generic-plan.ts), and a transaction's BEGIN
+ * is sent with its first statement (src/db/begin-with-first-statement.ts).
  */
 export class HelpdeskPgClient extends KnexPgClient {
   override _query(connection: Connection, obj: QueryObject): Promise<unknown> {
     if (holdBegin(connection, obj.sql)) return Promise.resolve({ ...obj, response: notSent('BEGIN') });
+    let generic = false;
     if (obj.options?.[PREPARED_MARK]) {
-      const { [PREPARED_MARK]: _marked, ...options } = obj.options;
+      const { [PREPARED_MARK]: _marked, [GENERIC_PLAN_MARK]: genericMark, ...options } = obj.options;
       obj.options = { ...options, name: statementName(obj.sql) };
+      generic = genericMark === true;
     }
     const begin = takeHeldBegin(connection);
-    const sent = begin === undefined ? super._query(connection, obj) : this.afterBegin(connection, obj, begin);
+    let sent: Promise<unknown>;
+    if (begin !== undefined) sent = this.afterBegin(connection, obj, begin);
+    else if (generic && canPlanGeneric(connection, statementConfig(obj))) sent = this.afterPrelude(connection, obj, FORCE_GENERIC_PLAN);
+    else sent = super._query(connection, obj);
     return sent.catch((error: unknown) => {
       if ((error as { code?: string }).code === '0A000' && String((error as Error).message).includes(RESULT_TYPE_CHANGED)) {
         // Its prepared statements describe the old columns: the pool replaces the connection.
@@ -46,17 +52,25 @@ export class HelpdeskPgClient extends KnexPgClient {
   private async afterBegin(connection: Connection, obj: QueryObject, begin: string): Promise<unknown> {
     // Nothing was sent, so nothing needs ending.
     if (isTransactionEnd(obj.sql)) return { ...obj, response: notSent(obj.sql.replace(/;$/, '')) };
-    const config = { text: obj.sql, values: obj.bindings ?? [], ...obj.options } as { text: string; values: unknown[]; name?: string };
-    if (!canCarryBegin(connection, config)) {
+    if (!canCarryBegin(connection, statementConfig(obj))) {
       await super._query(connection, { sql: begin });
       return super._query(connection, obj);
     }
+    return this.afterPrelude(connection, obj, begin);
+  }
+
+  /** The statement behind `prelude`, in one round trip (src/db/query-after-prelude.ts). */
+  private afterPrelude(connection: Connection, obj: QueryObject, prelude: string): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      connection.query(new QueryAfterBegin(begin, config, (error, response) => {
+      connection.query(new QueryAfterPrelude(prelude, statementConfig(obj), (error, response) => {
         if (error) return reject(error);
         obj.response = response;
         resolve(obj);
       }));
     });
   }
+}
+
+function statementConfig(obj: QueryObject): StatementConfig {
+  return { text: obj.sql, values: obj.bindings ?? [], ...obj.options } as StatementConfig;
 }

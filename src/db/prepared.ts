@@ -28,12 +28,20 @@ export const PREPARED_MARK = 'helpdeskPrepared';
 interface WithOptions<Q> { options(options: Readonly<Record<string, unknown>>): Q }
 interface WithKnexBuild<Q> { onBuildKnex(build: (query: WithOptions<unknown>) => void): Q }
 
-/** Marks a knex or objection query (or a knex raw) to run as a named prepared statement. */
-export function prepared<Q>(query: Q & (WithOptions<Q> | WithKnexBuild<Q>)): Q {
+/** The query option that asks for one generic plan (src/db/generic-plan.ts). */
+export const GENERIC_PLAN_MARK = 'helpdeskGenericPlan';
+
+/**
+ * Marks a knex or objection query (or a knex raw) to run as a named prepared statement.
+ * `plan: 'generic'`: planned once per connection, for a statement whose best plan is the same for
+ * every value (src/db/generic-plan.ts); only for such statements.
+ */
+export function prepared<Q>(query: Q & (WithOptions<Q> | WithKnexBuild<Q>), options: { plan?: 'generic' } = {}): Q {
+  const marks = options.plan === 'generic' ? { [PREPARED_MARK]: true, [GENERIC_PLAN_MARK]: true } : { [PREPARED_MARK]: true };
   if ('onBuildKnex' in query && typeof query.onBuildKnex === 'function') {
-    return query.onBuildKnex((knexQuery) => { knexQuery.options({ [PREPARED_MARK]: true }); });
+    return query.onBuildKnex((knexQuery) => { knexQuery.options(marks); });
   }
-  return (query as WithOptions<Q>).options({ [PREPARED_MARK]: true });
+  return (query as WithOptions<Q>).options(marks);
 }
 
 const names = new Map<string, string>();

@@ -4,9 +4,10 @@ import { errors } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import type { CursorMeta, Page } from '../core/pagination.js';
 import { DEFAULT_PAGE_SIZE } from '../core/pagination.js';
+import { prepared } from '../db/prepared.js';
 import { Ticket } from './models.js';
 import { applyConditions, compileConditions, parseConditionsParam } from './conditions.js';
-import { ticketVisibility } from './visibility.js';
+import { isStaffActor, ticketVisibility } from './visibility.js';
 import { TICKET_OUT_COLUMNS, ticketOut } from './output.js';
 import type { TicketListQuery, TicketOut, TicketSort } from './schemas.js';
 
@@ -25,6 +26,27 @@ const KEY_SQL: Record<TicketSort, string> = {
   ticket_number: 'tickets.ticket_number',
 };
 const KEY_COLUMN = 'cursor_key';
+
+const FILTER_COLUMNS = ['status_id', 'priority_id', 'type_id', 'assigned_agent_id', 'team_id', 'requester_id', 'organization_id', 'channel'] as const;
+
+/**
+ * The equality filters (sorted, joined by `+`) that one index serves exactly for each sort: the
+ * index leads with `tenant_id` and those columns, then the sort key and `id` (migrations/…_desk.ts,
+ * …_ticket_inbox_indexes.ts). A page of such a list is the same walk of that index whatever the
+ * values, so its statement is planned once per connection (src/db/generic-plan.ts); any other
+ * list is planned for its own values, since skewed filters may want different plans.
+ */
+const EXACT_INDEX_FILTERS: Record<TicketSort, ReadonlySet<string>> = {
+  created_at: new Set(['', 'status_id', 'priority_id', 'type_id', 'assigned_agent_id', 'team_id', 'requester_id', 'channel']),
+  updated_at: new Set(['', 'status_id', 'priority_id+status_id']),
+  sla_due_at: new Set(['']),
+  ticket_number: new Set(['']),
+};
+
+/** Whether a staff list with these equality filters and nothing else walks one index exactly. */
+export function walksOneIndex(sort: TicketSort, filters: readonly string[]): boolean {
+  return EXACT_INDEX_FILTERS[sort].has([...filters].sort().join('+'));
+}
 
 interface CursorKey { s: TicketSort; d: 'asc' | 'desc'; k: string; i: string }
 
@@ -77,13 +99,12 @@ export async function listTickets(ctx: Ctx, query: TicketListQuery): Promise<Pag
   const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
   const conditions = query.conditions !== undefined ? await compileConditions(ctx, parseConditionsParam(query.conditions)) : [];
   const visible = await ticketVisibility(ctx);
+  const filters = FILTER_COLUMNS.filter((column) => query[column] !== undefined);
 
   const filtered = () => {
     const qb = Ticket.scoped(ctx);
     visible(qb);
-    for (const column of ['status_id', 'priority_id', 'type_id', 'assigned_agent_id', 'team_id', 'requester_id', 'organization_id', 'channel'] as const) {
-      if (query[column] !== undefined) qb.where(`tickets.${column}`, query[column]);
-    }
+    for (const column of filters) qb.where(`tickets.${column}`, query[column]!);
     if (query.tag !== undefined) qb.whereRaw('tickets.tags @> ?::text[]', [[query.tag.trim().toLowerCase()]]);
     applyConditions(qb, conditions);
     return qb;
@@ -96,11 +117,15 @@ export async function listTickets(ctx: Ctx, query: TicketListQuery): Promise<Pag
     if (query.cursor) afterCursor(ordered, sort, dir, decodeCursor(query.cursor, sort, dir));
     // One row more than asked tells whether another page follows, without counting.
     // Plain rows (the knex query objection built): a page needs no model instances.
-    const rows = (await ordered.limit(pageSize + 1).toKnexQuery()) as unknown as Array<Ticket & Record<string, unknown>>;
-    const page = rows.slice(0, pageSize);
+    const exact = isStaffActor(ctx) && conditions.length === 0 && query.tag === undefined && walksOneIndex(sort, filters)
+      && !(ctx.trx as { isTransaction?: boolean }).isTransaction;
+    // A generic plan needs the limit in the text: a parameter would be planned as a tenth of the rows.
+    const statement = ordered.toKnexQuery().limit(pageSize + 1, { skipBinding: exact });
+    const rows = (await (exact ? prepared(statement, { plan: 'generic' }) : statement)) as unknown as Array<Ticket & Record<string, unknown>>;
+    const shown = rows.slice(0, pageSize);
     return {
-      data: page.map(ticketOut),
-      meta: { page_size: pageSize, next_cursor: rows.length > pageSize ? cursorOf(page[page.length - 1]!, sort, dir) : null },
+      data: shown.map(ticketOut),
+      meta: { page_size: pageSize, next_cursor: rows.length > pageSize ? cursorOf(shown[shown.length - 1]!, sort, dir) : null },
     };
   }
 
