@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap';
 import { createTestDatabase } from '../../helpers/db.js';
+import { roundTripCounter } from '../../helpers/round-trips.js';
 import { createDb, type Knex } from '../../../src/db/connection.js';
 import { prepared } from '../../../src/db/prepared.js';
 
@@ -12,11 +13,7 @@ async function oneConnectionDb(t: Test): Promise<{ db: Knex; roundTrips: () => n
   const db = createDb(await createTestDatabase(t), { max: 1 });
   t.teardown(() => db.destroy());
   await db.raw('CREATE TABLE widgets (id integer PRIMARY KEY, name text NOT NULL)');
-  const connection = await db.client.acquireConnection() as { connection: { on(event: string, fn: () => void): void } };
-  let count = 0;
-  connection.connection.on('readyForQuery', () => { count++; });
-  await db.client.releaseConnection(connection);
-  return { db, roundTrips: () => count };
+  return { db, roundTrips: await roundTripCounter(db) };
 }
 
 /** Whether the connection is outside any transaction (its transaction started with this statement). */

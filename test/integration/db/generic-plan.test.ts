@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap';
 import { createTestDatabase } from '../../helpers/db.js';
+import { roundTripCounter } from '../../helpers/round-trips.js';
 import { createDb, type Knex } from '../../../src/db/connection.js';
 import { prepared, statementName } from '../../../src/db/prepared.js';
 
@@ -16,11 +17,7 @@ async function oneConnectionDb(t: Test): Promise<{ db: Knex; roundTrips: () => n
   await db.raw('CREATE INDEX widgets_kind_made ON widgets (kind, made, id)');
   await db.raw(`INSERT INTO widgets SELECT i, CASE WHEN i % 10 = 0 THEN 'rare' ELSE 'common' END, 1000 - i FROM generate_series(1, 500) i`);
   await db.raw('ANALYZE widgets');
-  const connection = await db.client.acquireConnection() as { connection: { on(event: string, fn: () => void): void } };
-  let count = 0;
-  connection.connection.on('readyForQuery', () => { count++; });
-  await db.client.releaseConnection(connection);
-  return { db, roundTrips: () => count };
+  return { db, roundTrips: await roundTripCounter(db) };
 }
 
 const page = (db: Knex, kind: string) => db('widgets').where({ kind }).orderBy([{ column: 'made' }, { column: 'id' }]).limit(3, { skipBinding: true }).select('id');
