@@ -12,6 +12,8 @@ import { archiveReader, changeTicketStatus, isStaffActor, loadVisibleTicket } fr
 import type { Message as MessageOut, MessageCreate, MessageListQuery } from './schemas.js';
 import { scoped } from '../db/tenant-scope.js';
 import { prepared } from '../db/prepared.js';
+import type { CompanionRows } from '../db/companion-rows.js';
+import { uuidv7 } from '../core/ids.js';
 
 /**
  * A ticket's conversation: public replies and private notes. `addMessage` is THE way a message
@@ -86,7 +88,7 @@ export async function addMessage(ctx: Ctx, ticketId: string, input: NewMessage):
   }
   const { body, body_html } = bodies(input);
 
-  const message = await Message.insertIn(ctx, {
+  const row = {
     ticket_id: ticket.id,
     body,
     body_html,
@@ -96,8 +98,21 @@ export async function addMessage(ctx: Ctx, ticketId: string, input: NewMessage):
     is_agent: author.isAgent,
     channel: input.channel ?? 'api',
     created_at: ctx.now,
-  });
-  const attachments = body_html ? await adoptInlineImages(ctx, message, body_html) : [];
+  };
+  // A message with HTML is written first: its inline images are adopted (attachments point at it)
+  // before the event's consumers read them. A plain one is written by its event's own statement,
+  // one round trip less for the common reply; the consumers run after that statement either way.
+  let message: Message;
+  let attachments: Attachment[] = [];
+  let writes: CompanionRows[] | undefined;
+  if (body_html) {
+    message = await Message.insertIn(ctx, row);
+    attachments = await adoptInlineImages(ctx, message, body_html);
+  } else {
+    const full = { tenant_id: ctx.tenantId, id: uuidv7(ctx.now.getTime()), ...row };
+    message = Object.assign(new Message(), full, { delivery: null });
+    writes = [{ table: 'messages', rows: [full] }];
+  }
 
   await emitMessageCreated(ctx, {
     ticket_id: ticket.id,
@@ -109,7 +124,7 @@ export async function addMessage(ctx: Ctx, ticketId: string, input: NewMessage):
     is_private: isPrivate,
     body,
     body_html,
-  }, { ticket });
+  }, { ticket }, writes);
 
   // A customer's message reopens the ticket first, through THE status change (its own write,
   // events and hooks, the SLA clock's status entry before the reply's).

@@ -22,6 +22,11 @@ export interface NewEvent {
   actor?: { id: string | null; name: string | null } | null;
   /** Rows the emitter holds, current in the transaction; handed to the consumers as they are. */
   held?: EventFacts;
+  /**
+   * Rows of the emitter's own change, written by the event's statement before any consumer runs
+   * (a reply's message): complete rows, tenant included, written as given.
+   */
+  writes?: CompanionRows[];
 }
 
 /**
@@ -32,10 +37,11 @@ export interface NewEvent {
  */
 export async function recordEvent(ctx: Ctx, input: NewEvent): Promise<EventRecord> {
   const row = { id: uuidv7(ctx.now.getTime()), ...eventRow(ctx, input), tenant_id: ctx.tenantId };
-  // The rows that go with the event (its webhook deliveries) are written by the event's statement.
+  // The rows that go with the event (the emitter's own, its webhook deliveries) are written by the
+  // event's statement.
   // An import (ctx.quiet) records history: nothing may fan out to webhooks, mail or push, and it
   // publishes its events itself, once per phase (see Ctx.quiet).
-  const companions: CompanionRows[] = [];
+  const companions: CompanionRows[] = [...(input.writes ?? [])];
   for (const companion of ctx.quiet ? [] : eventCompanions()) {
     const rows = await companion(ctx, { id: row.id, type: input.type });
     if (rows) companions.push(rows);

@@ -221,5 +221,35 @@ t.test('conversation', async (t) => {
     t.equal(foreign.statusCode, 404);
   });
 
+  await t.test("a plain reply is written by its event's statement; one with HTML before its event", async (t) => {
+    const ticket = await ticketFixture(env, tenant.id, customer.id);
+    const before = await messageCount(env, tenant.id, ticket.id);
+    const statements: string[] = [];
+    const listener = (q: { sql: string }) => { statements.push(q.sql); };
+    env.deps.db.on('query', listener);
+    const plain = await call(env, 'POST', `/tickets/${ticket.id}/messages`, { token: agent.token, body: { body: 'Plain and simple.' } });
+    env.deps.db.removeListener('query', listener);
+    t.equal(plain.statusCode, 201, plain.body);
+    const plainInserts = statements.filter((sql) => /insert into "messages"/.test(sql));
+    t.equal(plainInserts.length, 1, 'the message is inserted once');
+    t.match(plainInserts[0], /insert into "events"/, "by the statement that records its event");
+    const stored = await env.deps.db('messages').where({ tenant_id: tenant.id, id: plain.json().id }).first();
+    t.match(stored, { body: 'Plain and simple.', body_html: null, author_id: agent.id, is_agent: true, is_private: false, channel: 'api', delivery: null });
+    t.equal(stored.created_at.toISOString(), plain.json().created_at, 'the answer is the stored row');
+    const [event] = await eventsOf(env, tenant.id, ticket.id, 'ticket.message_created');
+    t.equal(event.data.message_id, plain.json().id, 'the event names it');
+
+    statements.length = 0;
+    env.deps.db.on('query', listener);
+    const html = await call(env, 'POST', `/tickets/${ticket.id}/messages`, { token: agent.token, body: { body_html: '<p>Rich <b>text</b></p>' } });
+    env.deps.db.removeListener('query', listener);
+    t.equal(html.statusCode, 201, html.body);
+    const htmlInsert = statements.findIndex((sql) => /^insert into "messages"/.test(sql));
+    const eventInsert = statements.findIndex((sql) => /insert into "events"/.test(sql));
+    t.ok(htmlInsert >= 0 && htmlInsert < eventInsert, 'a message with HTML has its own statement, before its event');
+    t.notMatch(statements[eventInsert], /insert into "messages"/);
+    t.equal(await messageCount(env, tenant.id, ticket.id), before + 2, 'both replies, once each');
+  });
+
   t.same(env.guard.violations, [], 'every query named its tenant');
 });
