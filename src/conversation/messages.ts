@@ -10,10 +10,9 @@ import { runMessageHooks } from './hooks.js';
 import { adoptInlineImages, attachmentSummary } from './attachment-output.js';
 import { archiveReader, changeTicketStatus, isStaffActor, loadVisibleTicket } from './ticket-port.js';
 import type { Message as MessageOut, MessageCreate, MessageListQuery } from './schemas.js';
-import { scoped } from '../db/tenant-scope.js';
+import { scoped, tenantRow } from '../db/tenant-scope.js';
 import { prepared } from '../db/prepared.js';
 import type { CompanionRows } from '../db/companion-rows.js';
-import { uuidv7 } from '../core/ids.js';
 
 /**
  * A ticket's conversation: public replies and private notes. `addMessage` is THE way a message
@@ -109,7 +108,7 @@ export async function addMessage(ctx: Ctx, ticketId: string, input: NewMessage):
     message = await Message.insertIn(ctx, row);
     attachments = await adoptInlineImages(ctx, message, body_html);
   } else {
-    const full = { tenant_id: ctx.tenantId, id: uuidv7(ctx.now.getTime()), ...row };
+    const full = tenantRow(ctx, row);
     message = Object.assign(new Message(), full, { delivery: null });
     writes = [{ table: 'messages', rows: [full] }];
   }

@@ -1,9 +1,9 @@
 import { Model, type ModelClass, type QueryBuilderType } from 'objection';
 import type { Knex } from 'knex';
 import type { Ctx } from '../core/context.js';
-import { uuidv7 } from '../core/ids.js';
 import { prepared } from './prepared.js';
 import { withCompanionRows, type CompanionRows } from './companion-rows.js';
+import { tenantRow } from './tenant-scope.js';
 
 /** What a tenant-scoped query needs from a context. */
 export type Scope = Pick<Ctx, 'trx' | 'tenantId'>;
@@ -37,16 +37,13 @@ export class TenantModel extends Model {
   /**
    * Inserts a row for ctx's tenant (a new time-ordered id unless one is given) and returns it.
    * `companions`: rows of other tables written by the same statement (src/db/companion-rows.ts),
-   * for ctx's tenant, as given (no model's JSON columns), and not returned.
+   * for ctx's tenant, as given otherwise (no model's JSON columns), and not returned.
    */
   static async insertIn<M extends TenantModel>(this: TenantModelClass<M>, ctx: Scope & { now: Date }, row: Record<string, unknown>, companions: CompanionRows[] = []): Promise<M> {
     const query = (this as unknown as ModelClass<M>).query(ctx.trx)
-      .insert({ id: uuidv7(ctx.now.getTime()), ...row, tenant_id: ctx.tenantId } as never)
+      .insert(tenantRow(ctx, row) as never)
       .returning('*') as unknown as QueryBuilderType<M>;
-    if (companions.length) {
-      const ofTenant = companions.map((c) => ({ table: c.table, rows: c.rows.map((r) => ({ id: uuidv7(ctx.now.getTime()), ...r, tenant_id: ctx.tenantId })) }));
-      query.onBuildKnex((knexQuery: Knex.QueryBuilder) => { withCompanionRows(knexQuery, ofTenant); });
-    }
+    if (companions.length) query.onBuildKnex((knexQuery: Knex.QueryBuilder) => { withCompanionRows(knexQuery, companions, ctx); });
     // Prepared: one text per column set, which a code path keeps; the plan of an INSERT … VALUES
     // has no choice to make, so parsing and planning it anew each time was pure cost.
     return prepared(query) as unknown as Promise<M>;

@@ -29,9 +29,10 @@ export class HelpdeskPgClient extends KnexPgClient {
       generic = genericMark === true;
     }
     const begin = takeHeldBegin(connection);
+    const config = statementConfig(obj);
     let sent: Promise<unknown>;
-    if (begin !== undefined) sent = this.afterBegin(connection, obj, begin);
-    else if (generic && canPlanGeneric(connection, statementConfig(obj))) sent = this.afterPrelude(connection, obj, FORCE_GENERIC_PLAN);
+    if (begin !== undefined) sent = this.afterBegin(connection, obj, config, begin);
+    else if (generic && canPlanGeneric(connection, config)) sent = this.afterPrelude(connection, obj, config, FORCE_GENERIC_PLAN);
     else sent = super._query(connection, obj);
     return sent.catch((error: unknown) => {
       if ((error as { code?: string }).code === '0A000' && String((error as Error).message).includes(RESULT_TYPE_CHANGED)) {
@@ -49,20 +50,20 @@ export class HelpdeskPgClient extends KnexPgClient {
   }
 
   /** The transaction's first statement, with the BEGIN held for it. */
-  private async afterBegin(connection: Connection, obj: QueryObject, begin: string): Promise<unknown> {
+  private async afterBegin(connection: Connection, obj: QueryObject, config: StatementConfig, begin: string): Promise<unknown> {
     // Nothing was sent, so nothing needs ending.
     if (isTransactionEnd(obj.sql)) return { ...obj, response: notSent(obj.sql.replace(/;$/, '')) };
-    if (!canCarryBegin(connection, statementConfig(obj))) {
+    if (!canCarryBegin(connection, config)) {
       await super._query(connection, { sql: begin });
       return super._query(connection, obj);
     }
-    return this.afterPrelude(connection, obj, begin);
+    return this.afterPrelude(connection, obj, config, begin);
   }
 
   /** The statement behind `prelude`, in one round trip (src/db/query-after-prelude.ts). */
-  private afterPrelude(connection: Connection, obj: QueryObject, prelude: string): Promise<unknown> {
+  private afterPrelude(connection: Connection, obj: QueryObject, config: StatementConfig, prelude: string): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      connection.query(new QueryAfterPrelude(prelude, statementConfig(obj), (error, response) => {
+      connection.query(new QueryAfterPrelude(prelude, config, (error, response) => {
         if (error) return reject(error);
         obj.response = response;
         resolve(obj);

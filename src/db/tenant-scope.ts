@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Ctx } from '../core/context.js';
+import { uuidv7 } from '../core/ids.js';
 import { pgErrorOf } from './pg-errors.js';
 
 /**
@@ -10,6 +11,11 @@ import { pgErrorOf } from './pg-errors.js';
 export function scoped<T extends {} = any>(ctx: Pick<Ctx, 'trx' | 'tenantId'>, table: string): Knex.QueryBuilder<T, any> {
   const alias = table.includes(' as ') ? table.split(' as ')[1]!.trim() : table;
   return ctx.trx<T>(table).where(`${alias}.tenant_id`, ctx.tenantId);
+}
+
+/** A row of ctx's tenant to insert: a new time-ordered id unless it carries one, and always ctx's tenant. */
+export function tenantRow<R extends Record<string, unknown>>(ctx: { tenantId: string; now: Date }, row: R): R & { id: string; tenant_id: string } {
+  return { id: uuidv7(ctx.now.getTime()), ...row, tenant_id: ctx.tenantId };
 }
 
 /** Inserts rows into a tenant-owned table with this context's tenant, returning them. */

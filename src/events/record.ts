@@ -1,7 +1,7 @@
 import type { Ctx } from '../core/context.js';
-import { uuidv7 } from '../core/ids.js';
 import { prepared } from '../db/prepared.js';
 import { withCompanionRows, type CompanionRows } from '../db/companion-rows.js';
+import { tenantRow } from '../db/tenant-scope.js';
 import { eventCompanions, eventConsumers, type EventFacts } from './consumers.js';
 import { EventRecord, type SubjectType } from './models.js';
 import { publishAfterCommit } from './publisher.js';
@@ -24,7 +24,7 @@ export interface NewEvent {
   held?: EventFacts;
   /**
    * Rows of the emitter's own change, written by the event's statement before any consumer runs
-   * (a reply's message): complete rows, tenant included, written as given.
+   * (a reply's message), for ctx's tenant like every companion row (src/db/companion-rows.ts).
    */
   writes?: CompanionRows[];
 }
@@ -36,7 +36,7 @@ export interface NewEvent {
  * publisher run right after the commit (src/events/publisher.ts).
  */
 export async function recordEvent(ctx: Ctx, input: NewEvent): Promise<EventRecord> {
-  const row = { id: uuidv7(ctx.now.getTime()), ...eventRow(ctx, input), tenant_id: ctx.tenantId };
+  const row = tenantRow(ctx, eventRow(ctx, input));
   // The rows that go with the event (the emitter's own, its webhook deliveries) are written by the
   // event's statement.
   // An import (ctx.quiet) records history: nothing may fan out to webhooks, mail or push, and it
@@ -47,7 +47,7 @@ export async function recordEvent(ctx: Ctx, input: NewEvent): Promise<EventRecor
     if (rows) companions.push(rows);
   }
   // Prepared: the text depends only on the number of companion rows, which a tenant's endpoints fix.
-  const insert = withCompanionRows(ctx.trx.queryBuilder(), companions).insert(row).into('events').returning('*');
+  const insert = withCompanionRows(ctx.trx.queryBuilder(), companions, ctx).insert(row).into('events').returning('*');
   const [stored] = await prepared(insert) as Array<Record<string, unknown>>;
   const event = EventRecord.fromDatabaseJson(stored!);
   if (ctx.quiet) return event;
@@ -64,7 +64,7 @@ export async function recordEvent(ctx: Ctx, input: NewEvent): Promise<EventRecor
 export async function recordEvents(ctx: Ctx, inputs: NewEvent[]): Promise<void> {
   if (!ctx.quiet) throw new Error('recordEvents is for quiet (import) contexts; use recordEvent');
   if (!inputs.length) return;
-  await ctx.trx('events').insert(inputs.map((input) => ({ id: uuidv7(ctx.now.getTime()), ...eventRow(ctx, input), tenant_id: ctx.tenantId })));
+  await ctx.trx('events').insert(inputs.map((input) => tenantRow(ctx, eventRow(ctx, input))));
 }
 
 function eventRow(ctx: Ctx, input: NewEvent): Record<string, unknown> {

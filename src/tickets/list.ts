@@ -117,8 +117,8 @@ export async function listTickets(ctx: Ctx, query: TicketListQuery): Promise<Pag
     if (query.cursor) afterCursor(ordered, sort, dir, decodeCursor(query.cursor, sort, dir));
     // One row more than asked tells whether another page follows, without counting.
     // Plain rows (the knex query objection built): a page needs no model instances.
-    const exact = isStaffActor(ctx) && conditions.length === 0 && query.tag === undefined && walksOneIndex(sort, filters)
-      && !(ctx.trx as { isTransaction?: boolean }).isTransaction;
+    // The knex client plans it generically only outside a transaction (src/db/generic-plan.ts).
+    const exact = isStaffActor(ctx) && conditions.length === 0 && query.tag === undefined && walksOneIndex(sort, filters);
     // A generic plan needs the limit in the text: a parameter would be planned as a tenth of the rows.
     const statement = ordered.toKnexQuery().limit(pageSize + 1, { skipBinding: exact });
     const rows = (await (exact ? prepared(statement, { plan: 'generic' }) : statement)) as unknown as Array<Ticket & Record<string, unknown>>;

@@ -1,5 +1,4 @@
 import type { Ctx } from '../core/context.js';
-import { uuidv7 } from '../core/ids.js';
 import type { EventRecord } from '../events/models.js';
 import type { CompanionRows } from '../db/companion-rows.js';
 import { isEventType } from '../events/types.js';
@@ -18,10 +17,8 @@ export async function deliveryRows(ctx: Ctx, event: Pick<EventRecord, 'id' | 'ty
   const endpoints: Array<{ id: string }> = await cachedConfig(ctx, `webhooks:subscribed:${event.type}`, async () =>
     (await WebhookEndpoint.scoped(ctx).where('active', true).whereRaw('? = any(events)', [event.type]).select('id')).map((e) => ({ id: e.id })));
   if (!endpoints.length) return null;
-  const at = ctx.now.getTime();
+  // Each row gets its tenant and a new id from the event's statement (src/db/companion-rows.ts).
   return { table: WebhookDelivery.tableName, rows: endpoints.map((endpoint) => ({
-    tenant_id: ctx.tenantId,
-    id: uuidv7(at),
     endpoint_id: endpoint.id,
     event_id: event.id,
     event: event.type,
