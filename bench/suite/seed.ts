@@ -23,6 +23,7 @@ import type { Deps } from '../../src/core/context.js';
 import { CLI_ACTOR } from '../../src/core/context.js';
 import { inTransaction } from '../../src/db/transaction.js';
 import { createTenant } from '../../src/tenants/service.js';
+import { ticketNumberSequence } from '../../src/tickets/numbering.js';
 import { issueApiKey } from '../../src/auth/api-key-store.js';
 import { createEndpoint } from '../../src/webhooks/endpoints.js';
 
@@ -150,8 +151,8 @@ export async function seed(deps: Deps, tickets: number): Promise<SeedInfo> {
     });
     log(`tickets ${to.toLocaleString('en')} / ${tickets.toLocaleString('en')} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
-  await db.raw(`INSERT INTO ticket_counters (tenant_id, last_number) VALUES (?, ?)
-    ON CONFLICT (tenant_id) DO UPDATE SET last_number = excluded.last_number`, [tenantId, tickets]);
+  // The tenant's numbers continue after the seeded ones (src/tickets/numbering.ts).
+  await db.raw('SELECT setval(?::regclass, ?)', [ticketNumberSequence(tenantId), tickets]);
 
   // The load skipped the triggers, so the reports' reply gaps are written here as the reply-gap
   // trigger would have: one row per public staff reply (each seeded ticket has at most one).

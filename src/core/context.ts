@@ -39,11 +39,6 @@ export interface Deps {
    */
   credentials: CredentialCache<CachedCredential>;
   /**
-   * A small pool for per-tenant counters that must commit on their own, outside the caller's
-   * transaction (ticket numbers: src/tickets/numbering.ts).
-   */
-  counters: Knex;
-  /**
    * A small pool for the event publisher's runs (src/events/publisher.ts). Every answered write
    * waits for a run, so a run must not queue behind the requests waiting for `db` when that pool is
    * busy.

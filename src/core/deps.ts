@@ -27,7 +27,6 @@ export function createDeps(config: Config, databaseUrl: string, options: { log?:
   const events = new EventListener(databaseUrl, log);
   return {
     db: createDb(databaseUrl, { max: options.poolMax }),
-    counters: createDb(databaseUrl, { max: 2, asyncCommit: true }),
     publisher: createDb(databaseUrl, { max: 2 }),
     config,
     box: new SecretBox(config.secretKey),
@@ -49,7 +48,6 @@ export async function closeDeps(deps: Deps): Promise<void> {
   closeTransports();
   deps.redis?.disconnect();
   await deps.events.close();
-  await deps.counters.destroy();
   await deps.publisher.destroy();
   await deps.db.destroy();
 }

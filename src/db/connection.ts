@@ -11,15 +11,12 @@ useFastTimestampParser();
 
 /**
  * A knex instance on PostgreSQL. `max` is the pool size (a job worker needs few connections).
- * `asyncCommit` makes the pool's commits return before their WAL is flushed (PostgreSQL's
- * `synchronous_commit = off`): only for statements whose loss in a crash is harmless, see
- * src/tickets/numbering.ts.
  */
-export function createDb(connectionString: string, options: { max?: number; asyncCommit?: boolean } = {}): Knex {
+export function createDb(connectionString: string, options: { max?: number } = {}): Knex {
   return knexFactory({
     // knex's own PostgreSQL client, with named statements and BEGIN sent with the first statement.
     client: HelpdeskPgClient as unknown as typeof knexFactory.Client,
-    connection: { connectionString, application_name: 'helpdesk', ...(options.asyncCommit ? { options: '-c synchronous_commit=off' } : {}) },
+    connection: { connectionString, application_name: 'helpdesk' },
     pool: { min: 0, max: options.max ?? 10 },
     acquireConnectionTimeout: 10_000,
   });

@@ -15,7 +15,7 @@ import { OrganizationRecord, TeamRecord, UserRecord } from '../directory/models.
 import { blobStoreFor } from '../storage/store.js';
 import { sanitizeBodyHtml } from '../tickets/sanitize.js';
 import { htmlToText } from '../conversation/html.js';
-import { nextTicketNumber } from '../tickets/numbering.js';
+import { nextTicketNumber, reserveTicketNumbersThrough } from '../tickets/numbering.js';
 import { Attachment, Message, Ticket, type Channel } from '../tickets/models.js';
 import { TicketCollaborator } from '../tickets/ops-models.js';
 import { CustomField, Priority, Status, TicketType } from '../vocab/models.js';
@@ -436,8 +436,7 @@ class Importer {
     const top = Number(max?.n ?? 0);
     const vocab = await this.unit(async (ctx) => {
       if (top > 0) {
-        await ctx.trx.raw(`INSERT INTO ticket_counters (tenant_id, last_number) VALUES (?, ?)
-          ON CONFLICT (tenant_id) DO UPDATE SET last_number = GREATEST(ticket_counters.last_number, EXCLUDED.last_number)`, [ctx.tenantId, top]);
+        await reserveTicketNumbersThrough(ctx, top);
       }
       const st = await Status.scoped(ctx).whereIn('key', ['open', 'resolved', 'closed']);
       const pr = await Priority.scoped(ctx);

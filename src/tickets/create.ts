@@ -6,7 +6,7 @@ import { recordCustomerEvent } from '../directory/customer-events.js';
 import { priorityById, priorityByKey, statusByKey } from '../vocab/lookup.js';
 import { checkCustomFieldValues, customFieldsByKey } from '../vocab/custom-field-values.js';
 import { Message, Ticket } from './models.js';
-import { nextTicketNumber } from './numbering.js';
+import { drawTicketNumber } from './numbering.js';
 import { sanitizeBodyHtml } from './sanitize.js';
 import { normaliseTags } from './tags.js';
 import { isStaffActor } from './visibility.js';
@@ -101,9 +101,7 @@ export async function createTicket(ctx: Ctx, input: TicketCreate): Promise<Ticke
   if (!status || !priority) throw new Error(`Tenant ${ctx.tenantId} lacks its default status or priority`);
   requester ??= await findOrCreateCustomer(ctx, input.requester!);
 
-  const ticketNumber = await nextTicketNumber(ctx);
   const row = {
-    ticket_number: ticketNumber,
     subject: input.subject.trim(),
     status_id: status.id,
     priority_id: priority.id,
@@ -134,16 +132,17 @@ export async function createTicket(ctx: Ctx, input: TicketCreate): Promise<Ticke
     channel: row.channel,
     created_at: ctx.now,
   };
-  const ticket = await Ticket.insertIn(ctx, { ...row, ...derived.columns, id }, [{ table: Message.tableName, rows: [firstMessage] }]);
+  // The number is drawn by the same statement (src/tickets/numbering.ts).
+  const ticket = await Ticket.insertIn(ctx, { ...row, ...derived.columns, id, ticket_number: drawTicketNumber(ctx) }, [{ table: Message.tableName, rows: [firstMessage] }]);
   await derived.afterInsert();
 
   // Hooks first (routing may assign), so that the event carries
   // the ticket as it stands when the create commits.
-  const rewritten = await runTicketHooks(ctx, { before: null, after: ticket, changed: new Set(Object.keys(row)) });
+  const rewritten = await runTicketHooks(ctx, { before: null, after: ticket, changed: new Set([...Object.keys(row), 'ticket_number']) });
   const created = rewritten ? (await Ticket.findIn(ctx, ticket.id))! : ticket;
   await emitTicketCreated(ctx, {
     ticket_id: created.id,
-    ticket_number: ticketNumber,
+    ticket_number: created.ticket_number,
     subject: created.subject,
     requester_id: requester.id,
     requester_name: requester.name,

@@ -1,33 +1,37 @@
+import type { Knex } from 'knex';
 import type { Ctx } from '../core/context.js';
 import { prepared } from '../db/prepared.js';
 
-const NEXT_NUMBER_SQL = `INSERT INTO ticket_counters (tenant_id, last_number) VALUES (?, 1)
-  ON CONFLICT (tenant_id) DO UPDATE SET last_number = ticket_counters.last_number + 1
-  RETURNING last_number`;
+/**
+ * Ticket numbers: CONTRACT §1, "an integer sequence per tenant starting at 1", taken literally.
+ * Each tenant has its own PostgreSQL sequence, `ticket_numbers."<tenant id>"`, created and dropped
+ * with the tenant (migrations/20261202030000_ticket_number_sequences.ts).
+ *
+ * A create draws its number inside the statement that inserts the ticket (`drawTicketNumber`), so
+ * numbering costs no statement of its own. A sequence takes no row lock and is not rolled back:
+ * one tenant's creates never wait for each other's transactions, numbers are unique and increase
+ * in the order they are drawn, and a create that fails after drawing leaves its number unused.
+ */
+export function ticketNumberSequence(tenantId: string): string {
+  return `ticket_numbers."${tenantId}"`;
+}
+
+/** The tenant's next number, as a value of an INSERT: drawn by the statement that writes the ticket. */
+export function drawTicketNumber(ctx: Pick<Ctx, 'trx' | 'tenantId'>): Knex.Raw {
+  return ctx.trx.raw('nextval(?::regclass)', [ticketNumberSequence(ctx.tenantId)]);
+}
+
+/** The tenant's next number, drawn now (an import's ticket whose own number is taken). */
+export async function nextTicketNumber(ctx: Pick<Ctx, 'trx' | 'tenantId'>): Promise<number> {
+  const { rows } = await prepared(ctx.trx.raw<{ rows: Array<{ n: string }> }>('SELECT nextval(?::regclass) AS n', [ticketNumberSequence(ctx.tenantId)]));
+  return Number(rows[0]!.n);
+}
 
 /**
- * The next ticket number of ctx's tenant (CONTRACT §1: a sequence per tenant starting at 1).
- *
- * The counter row is advanced in its own short statement on the dedicated `deps.counters` pool,
- * committed at once, not in the create's transaction: a row lock held until the create commits
- * would serialise every create of a tenant behind the slowest one (docs/performance.md measured
- * ~14 creates/s that way). Numbers stay unique and increasing; like a database sequence, a create
- * that fails after it was numbered (validation runs before) leaves its number unused.
- *
- * The pool is separate so that a create holding a connection of the main pool never waits for
- * another one of that pool (which could starve it under load). Imports (ctx.quiet) keep the
- * number in their transaction.
- *
- * The pool commits asynchronously (`synchronous_commit = off`): the row lock is released as soon
- * as the commit record is in the WAL buffers, not after the disk flush, so the tenant's counter
- * is not limited to one number per flush (with 3-7 ms flushes that capped a tenant's creates at
- * 150-300/s, docs/performance.md).
- * Nothing is lost by it: WAL is flushed in order, so the synchronous commit of any ticket that
- * carries a number flushes the counter's earlier commit record with it. A crash can only forget
- * numbers no committed ticket used, which are then handed out again.
+ * Raises the tenant's sequence so that every number drawn from now on is above `top` (an import
+ * keeps its tickets' numbers up to `top`). Exact while creates draw numbers: the database function
+ * holds off drawing while it reads and sets the sequence.
  */
-export async function nextTicketNumber(ctx: Ctx): Promise<number> {
-  const db = ctx.quiet ? ctx.trx : ctx.deps.counters;
-  const { rows } = await prepared(db.raw<{ rows: Array<{ last_number: number }> }>(NEXT_NUMBER_SQL, [ctx.tenantId]));
-  return rows[0]!.last_number;
+export async function reserveTicketNumbersThrough(ctx: Pick<Ctx, 'trx' | 'tenantId'>, top: number): Promise<void> {
+  await ctx.trx.raw('SELECT ticket_numbers_reserve_through(?, ?)', [ctx.tenantId, top]);
 }

@@ -101,12 +101,46 @@ t.test('creating tickets', async (t) => {
     t.same(results.map((r) => r.statusCode), Array(12).fill(201));
     const numbers = results.map((r) => r.json().ticket_number).sort((a, b) => a - b);
     t.same(numbers, Array.from({ length: 12 }, (_, i) => i + 1), '1..12, no duplicates, no gaps');
-    // Numbers commit without waiting for the disk (src/tickets/numbering.ts): safe only because the
-    // tickets that carry them, and the events the stream numbers, commit durably.
-    const commitMode = async (db: typeof env.deps.db) => (await db.raw('SHOW synchronous_commit')).rows[0].synchronous_commit;
-    t.equal(await commitMode(env.deps.counters!), 'off', 'the counter pool commits asynchronously');
-    t.equal(await commitMode(env.deps.db), 'on', 'the main pool commits durably');
-    t.equal(await commitMode(env.deps.publisher), 'on', 'the event publisher commits durably');
+    const refused = await call(env, 'POST', '/tickets', { token: fresh.admin.token, body: { subject: 'x', body: 'b', requester_id: freshCustomer.id, plan: 'gold' } });
+    t.equal(refused.statusCode, 422, 'a create refused by validation');
+    const next = await call(env, 'POST', '/tickets', { token: fresh.admin.token, body: { subject: 'c13', body: 'b', requester_id: freshCustomer.id } });
+    t.equal(next.json().ticket_number, 13, 'drew no number: validation runs before the insert that draws it');
+    const event = await env.deps.db('events').where({ tenant_id: fresh.id, ticket_id: next.json().id, type: 'ticket.created' }).first();
+    t.equal(event.data.ticket_number, 13, 'the event carries the number the insert drew');
+    t.equal((await call(env, 'POST', '/tickets', { token: other.admin.token, body: { subject: 'o', body: 'b', requester_id: foreignCustomer.id } })).statusCode, 201);
+    t.equal((await call(env, 'POST', '/tickets', { token: fresh.admin.token, body: { subject: 'c14', body: 'b', requester_id: freshCustomer.id } })).json().ticket_number, 14,
+      "another tenant's creates take nothing from this tenant's sequence");
+  });
+
+  await t.test("ticket number sequences follow their tenants, and an import's reserve waits for numbers being drawn", async (t) => {
+    const db = env.deps.db;
+    const sequence = async (id: string) => (await db.raw('SELECT to_regclass(?) AS r', [`ticket_numbers."${id}"`])).rows[0].r;
+    const id = '0190a1b2-0000-7000-8000-00000000abcd';
+    const stamps = { created_at: new Date(), updated_at: new Date() };
+    await db('tenants').insert({ id, slug: 'numbers-follow', name: 'Numbers', ...stamps });
+    t.ok(await sequence(id), 'created with the tenant');
+    const next = async () => Number((await db.raw('SELECT nextval(?::regclass) AS n', [`ticket_numbers."${id}"`])).rows[0].n);
+    t.equal(await next(), 1, 'starting at 1');
+
+    // A transaction that drew a number and has not ended yet: the reserve waits for it, so it
+    // never sets the sequence below a number already handed out.
+    const drawing = await db.transaction();
+    t.equal(Number((await drawing.raw('SELECT nextval(?::regclass) AS n', [`ticket_numbers."${id}"`])).rows[0].n), 2);
+    let reserved = false;
+    const reserve = db.transaction(async (trx) => {
+      await trx.raw('SELECT ticket_numbers_reserve_through(?, ?)', [id, 1]);
+      reserved = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    t.notOk(reserved, 'the reserve waits while a transaction that drew a number is open');
+    await drawing.commit();
+    await reserve;
+    t.equal(await next(), 3, 'a reserve below the last number drawn moves nothing back');
+    await db.transaction(async (trx) => { await trx.raw('SELECT ticket_numbers_reserve_through(?, ?)', [id, 500]); });
+    t.equal(await next(), 501, 'a reserve above it: the next number follows the reserved ones');
+
+    await db('tenants').where({ id }).delete();
+    t.equal(await sequence(id), null, 'dropped with the tenant');
   });
 
   await t.test('customers open tickets for themselves only, without staff fields', async (t) => {
@@ -201,6 +235,8 @@ t.test('creating tickets', async (t) => {
     const messageInserts = statements.filter((sql) => /insert into "messages"/.test(sql));
     t.equal(messageInserts.length, 1, 'the first message is inserted once');
     t.match(messageInserts[0], /insert into "tickets"/, 'by the statement that inserts the ticket');
+    t.match(messageInserts[0], /nextval\(\$\d+::regclass\)/, 'which also draws the ticket number');
+    t.notOk(statements.some((sql) => /nextval|ticket_counters/.test(sql) && !/insert into "tickets"/.test(sql)), 'no statement of its own for the number');
     const messages = await env.deps.db('messages').where({ tenant_id: tenant.id, ticket_id: ticket.id });
     t.match(messages, [{ body: 'One statement for both', author_id: customer.id, is_agent: false, is_private: false }], 'and it is there');
   });
