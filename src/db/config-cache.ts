@@ -13,6 +13,13 @@ import { prepared } from './prepared.js';
  * read after V was visible, so it is never older than V; a newer change means a new version, which
  * no pinned transaction can match with an older value. Paths that are not pinned (every
  * configuration change among them) read the database as before.
+ *
+ * Pinning also takes the tenant's configuration lock in share mode, before the version is read
+ * (the database function `config_version_for_write`, migrations/20261202040000_custom_fields_config.ts).
+ * A change whose effect a cached read must not miss takes it exclusively (`lockConfigForChange`):
+ * it waits for the writes that pinned before it, and a write that pins while it runs waits and then
+ * reads the version it committed. Deleting a custom field does, so that no write still validating
+ * against the cached definition can leave a value for it behind.
  */
 
 interface TenantEntry { version: string; values: Map<string, unknown> }
@@ -24,12 +31,20 @@ const pinned = new WeakMap<object, string>();
 /** Reads the tenant's configuration version in ctx's transaction and lets `cachedConfig` use it. */
 export async function pinConfigVersion(ctx: Ctx): Promise<void> {
   if (ctx.quiet || pinned.has(ctx)) return;
-  const row = await prepared(ctx.trx('tenant_config_versions').where({ tenant_id: ctx.tenantId }).first('version')) as { version: string } | undefined;
-  pinReadConfigVersion(ctx, row?.version);
+  const { rows } = await prepared(ctx.trx.raw<{ rows: Array<{ version: string | null }> }>(`SELECT ${CONFIG_VERSION_FOR_WRITE} AS version`, [ctx.tenantId]));
+  pinReadConfigVersion(ctx, rows[0]?.version);
 }
 
-/** The tenant's configuration version as a scalar subquery (its one binding: the tenant id). */
-const CONFIG_VERSION_SUBQUERY = '(SELECT version FROM tenant_config_versions WHERE tenant_id = ?)';
+/**
+ * Takes the tenant's configuration lock exclusively, until ctx's transaction ends: for a change
+ * that must not race a write validating against the cached configuration (see above).
+ */
+export async function lockConfigForChange(ctx: Ctx): Promise<void> {
+  await ctx.trx.raw('SELECT config_lock_for_change(?)', [ctx.tenantId]);
+}
+
+/** The tenant's configuration version, read after the configuration lock (its one binding: the tenant id). */
+const CONFIG_VERSION_FOR_WRITE = 'config_version_for_write(?)';
 const PINNED_VERSION = 'pinned_config_version__';
 
 /** Pins the version a statement of ctx's transaction read. */
@@ -44,7 +59,7 @@ function pinReadConfigVersion(ctx: Ctx, version: string | number | null | undefi
  * own; `pinFromRow` then pins it.
  */
 export function selectConfigVersion<Q extends { select(...columns: unknown[]): unknown }>(ctx: Ctx, qb: Q): Q {
-  qb.select(ctx.trx.raw(`${CONFIG_VERSION_SUBQUERY} AS ${PINNED_VERSION}`, [ctx.tenantId]));
+  qb.select(ctx.trx.raw(`${CONFIG_VERSION_FOR_WRITE} AS ${PINNED_VERSION}`, [ctx.tenantId]));
   return qb;
 }
 

@@ -3,6 +3,7 @@ import type { Ctx } from '../core/context.js';
 import { errors, type FieldProblem } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
 import { Priority, Status, TicketType, type CustomField } from '../vocab/models.js';
+import type { FieldDefinition } from '../vocab/custom-field-values.js';
 import { customFieldsByKey } from '../vocab/custom-field-values.js';
 import { CHANNELS, type Ticket } from './models.js';
 
@@ -36,7 +37,7 @@ export type Compiled =
   | { kind: 'column'; column: string; operator: 'eq' | 'neq' | 'in'; values: Array<string | null> }
   | { kind: 'tag'; operator: 'eq' | 'neq' | 'in'; values: string[] }
   | { kind: 'subject'; operator: 'eq' | 'neq' | 'contains'; value: string }
-  | { kind: 'custom'; key: string; field: CustomField; operator: Operator; values: Array<string | boolean> };
+  | { kind: 'custom'; key: string; field: FieldDefinition; operator: Operator; values: Array<string | boolean> };
 
 const FIELD_OPERATORS: Record<string, readonly Operator[]> = {
   status: ['eq', 'neq', 'in'], priority: ['eq', 'neq', 'in'], type: ['eq', 'neq', 'in'], channel: ['eq', 'neq', 'in'],
@@ -65,7 +66,7 @@ export async function compileConditions(ctx: Ctx, input: unknown, name = 'condit
   const customKeys = input
     .map((c) => (c && typeof c === 'object' && typeof (c as Condition).field === 'string' ? (c as Condition).field : ''))
     .filter((f) => f.startsWith('custom_fields.')).map((f) => f.slice('custom_fields.'.length));
-  const customFields = customKeys.length ? await customFieldsByKey(ctx, customKeys) : new Map<string, CustomField>();
+  const customFields = customKeys.length ? await customFieldsByKey(ctx, customKeys) : new Map<string, FieldDefinition>();
 
   for (const [i, raw] of input.entries()) {
     const at = `${name}.${i}`;
@@ -76,7 +77,7 @@ export async function compileConditions(ctx: Ctx, input: unknown, name = 'condit
     if (typeof field !== 'string') { problems.push({ field: `${at}.field`, message: 'is required' }); continue; }
     // Own keys only: a field named `toString` or `__proto__` is simply unknown.
     let allowed: readonly Operator[] | undefined = Object.hasOwn(FIELD_OPERATORS, field) ? FIELD_OPERATORS[field] : undefined;
-    let custom: CustomField | undefined;
+    let custom: FieldDefinition | undefined;
     if (field.startsWith('custom_fields.')) {
       custom = customFields.get(field.slice('custom_fields.'.length));
       if (!custom) { problems.push({ field: `${at}.field`, message: 'names no custom field' }); continue; }
@@ -102,7 +103,7 @@ export async function compileConditions(ctx: Ctx, input: unknown, name = 'condit
 }
 
 async function compileOne(
-  ctx: Ctx, field: string, op: Operator, list: unknown[], custom: CustomField | undefined, bad: (m: string) => void,
+  ctx: Ctx, field: string, op: Operator, list: unknown[], custom: FieldDefinition | undefined, bad: (m: string) => void,
 ): Promise<Compiled | null> {
   const eqOp = op as 'eq' | 'neq' | 'in';
   if (custom) {

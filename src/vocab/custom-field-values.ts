@@ -2,6 +2,8 @@ import type { Ctx } from '../core/context.js';
 import type { FieldProblem } from '../core/errors.js';
 import { CustomField } from './models.js';
 import { prepared } from '../db/prepared.js';
+import { scoped } from '../db/tenant-scope.js';
+import { cachedConfig, configPinned } from '../db/config-cache.js';
 
 /**
  * Custom field values on every ticket write, validated against each field's kind (CONTRACT §4:
@@ -20,7 +22,7 @@ function isCalendarDate(value: string): boolean {
 }
 
 /** Why `value` does not fit `field`, or null when it does. */
-function kindProblem(field: CustomField, value: unknown): string | null {
+function kindProblem(field: FieldDefinition, value: unknown): string | null {
   switch (field.kind) {
     case 'text':
       if (typeof value !== 'string') return 'must be a string';
@@ -34,8 +36,24 @@ function kindProblem(field: CustomField, value: unknown): string | null {
   }
 }
 
-/** The tenant's fields by key; locked for share so a concurrent delete waits for this write. */
-export async function customFieldsByKey(ctx: Ctx, keys?: string[]): Promise<Map<string, CustomField>> {
+/** What validating a value needs of a field's definition. */
+export type FieldDefinition = Pick<CustomField, 'key' | 'kind' | 'options' | 'required' | 'active'>;
+
+const DEFINITION_COLUMNS = ['key', 'kind', 'options', 'required', 'active'] as const;
+
+/**
+ * The tenant's fields by key (all of them, or those of `keys`), such that a concurrent delete of
+ * one waits for this write: a write that pinned the configuration version takes them from the
+ * configuration cache (the pin holds the configuration lock that the delete takes exclusively,
+ * src/db/config-cache.ts); any other reads and share-locks their rows.
+ */
+export async function customFieldsByKey(ctx: Ctx, keys?: string[]): Promise<Map<string, FieldDefinition>> {
+  if (configPinned(ctx)) {
+    const all = await cachedConfig(ctx, 'custom_fields', () =>
+      prepared(scoped(ctx, 'custom_fields').select(DEFINITION_COLUMNS.map((column) => `custom_fields.${column}`))) as Promise<FieldDefinition[]>);
+    const wanted = keys ? new Set(keys) : null;
+    return new Map(all.filter((f) => !wanted || wanted.has(f.key)).map((f) => [f.key, f]));
+  }
   const qb = CustomField.scoped(ctx);
   if (keys) qb.whereIn('custom_fields.key', keys);
   const rows = await prepared(qb.forShare());
@@ -53,7 +71,7 @@ export interface CustomFieldCheck {
  * required field must end up with a value.
  */
 export function checkCustomFieldValues(
-  fields: Map<string, CustomField>,
+  fields: Map<string, FieldDefinition>,
   current: Record<string, unknown>,
   input: Record<string, unknown>,
   creating: boolean,

@@ -3,6 +3,7 @@ import { errors, type FieldProblem } from '../core/errors.js';
 import { toRfc3339 } from '../core/clock.js';
 import { isUniqueViolation, scoped } from '../db/tenant-scope.js';
 import { diff, recordAudit } from '../audit/service.js';
+import { lockConfigForChange } from '../db/config-cache.js';
 import { CustomField, type CustomFieldKind } from './models.js';
 import type { CustomFieldCreate, CustomFieldOut, CustomFieldUpdate } from './schemas.js';
 
@@ -89,8 +90,10 @@ export async function updateCustomField(ctx: Ctx, id: string, input: CustomField
 
 export async function deleteCustomField(ctx: Ctx, id: string): Promise<void> {
   const before = await load(ctx, id);
-  // Lock the definition first: a ticket write validating against it waits, so no value slips in
-  // between the check and the delete.
+  // Wait for every ticket write that may be validating against the definition, and hold off new
+  // ones until this commits, so no value slips in between the check and the delete: writes that
+  // pinned the configuration hold its lock in share mode, the others share-lock the row.
+  await lockConfigForChange(ctx);
   await CustomField.scoped(ctx).where('custom_fields.id', id).forUpdate();
   const inUse = await scoped(ctx, 'tickets').whereRaw('custom_fields \\? ?', [before.key]).first('id');
   if (inUse) {

@@ -93,3 +93,64 @@ t.test('the configuration cache follows every change exactly', async (t) => {
   await db('holidays').insert({ tenant_id: other.id, id: '0190f000-0000-7000-8000-000000000001', name: 'x', date: '2026-12-25', recurring: true, created_at: new Date(), updated_at: new Date() });
   t.equal(await version(), mine, 'versions are per tenant');
 });
+
+/**
+ * Custom field definitions are cached under the pinned version too. The share lock on their rows
+ * that kept a delete from racing a write is now the configuration lock: a write pins holding it
+ * in share mode, a delete takes it exclusively (migrations/20261202040000_custom_fields_config.ts).
+ */
+t.test('custom field definitions: cached exactly, and a delete never races a write', async (t) => {
+  const env = await testApp(t);
+  const tenant = await tenantFixture(env);
+  const token = tenant.admin.token;
+  const db = env.deps.db;
+  const create = (values: Record<string, unknown>) => call(env, 'POST', '/tickets', { token, body: { subject: 's', body: 'b', requester: { email: 'pat@example.com' }, ...values } });
+  const field = async (key: string, options = ['a', 'b']) => {
+    const res = await call(env, 'POST', '/custom-fields', { token, body: { key, label: key, kind: 'select', options } });
+    t.equal(res.statusCode, 201, res.body);
+    return res.json();
+  };
+  const settled = async (promise: Promise<unknown>) => Promise.race([promise.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 300))]);
+
+  const tier = await field('tier');
+  t.equal((await create({ tier: 'a' })).statusCode, 201, 'the cache warmed with the definition');
+  t.equal((await call(env, 'PATCH', `/custom-fields/${tier.id}`, { token, body: { options: ['a', 'c'] } })).statusCode, 200);
+  t.equal((await create({ tier: 'c' })).statusCode, 201, 'an option added through the API is accepted at once');
+  const removed = await create({ tier: 'b' });
+  t.equal(removed.statusCode, 422);
+  t.match(removed.json().details, [{ field: 'custom_fields.tier', message: 'must be one of a, c' }], 'and a removed one refused');
+  await db('custom_fields').where({ tenant_id: tenant.id, id: tier.id }).update({ active: false });
+  const retired = await create({ tier: 'a' });
+  t.equal(retired.statusCode, 422, 'a field retired by plain SQL takes no new value at the next create');
+  t.match(retired.json().details, [{ field: 'custom_fields.tier', message: /retired/ }]);
+
+  // A write that pinned the configuration (as every create does first) holds the lock in share
+  // mode: the delete waits for it, then finds the value it wrote and refuses.
+  const spare = await field('spare');
+  const writer = await db.transaction();
+  await writer.raw('SELECT config_version_for_write(?)', [tenant.id]);
+  const ticket = (await create({})).json();
+  const deleting = call(env, 'DELETE', `/custom-fields/${spare.id}`, { token });
+  t.notOk(await settled(deleting), 'the delete waits for the write that pinned before it');
+  await writer('tickets').where({ tenant_id: tenant.id, id: ticket.id }).update({ custom_fields: { spare: 'a' } });
+  await writer.commit();
+  const refused = await deleting;
+  t.equal(refused.statusCode, 409, refused.body);
+  t.equal(refused.json().details.reason, 'in_use', "and then sees the write's value");
+
+  // A delete in progress holds the lock exclusively: a create pinning meanwhile waits, then reads
+  // the version the delete committed, and the deleted key is unknown to it.
+  const gone = await field('gone');
+  t.equal((await create({ gone: 'a' })).statusCode, 201, 'the definition is cached');
+  await db('tickets').where({ tenant_id: tenant.id }).update({ custom_fields: db.raw("custom_fields - 'gone'") });
+  const change = await db.transaction();
+  await change.raw('SELECT config_lock_for_change(?)', [tenant.id]);
+  await change('custom_fields').where({ tenant_id: tenant.id, id: gone.id }).delete();
+  const creating = create({ gone: 'a' });
+  t.notOk(await settled(creating), 'a create waits while a change holds the lock');
+  await change.commit();
+  const late = await creating;
+  t.equal(late.statusCode, 422, late.body);
+  t.match(late.json().details, [{ field: 'custom_fields.gone', message: 'is not a custom field' }], 'it read the definitions the delete left');
+  t.equal(Number((await db('tickets').where({ tenant_id: tenant.id }).whereRaw("custom_fields \\? 'gone'").count({ n: '*' }))[0]!.n), 0, 'no value of the deleted field anywhere');
+});

@@ -230,13 +230,14 @@ t.test('creating tickets', async (t) => {
     env.deps.db.removeListener('query', listener);
     const requesterRead = statements.filter((sql) => /from "users"/.test(sql));
     t.equal(requesterRead.length, 1, 'one read of the requester');
-    t.match(requesterRead[0], /tenant_config_versions/, 'which also reads the configuration version');
-    t.notOk(statements.some((sql) => /^select "version" from "tenant_config_versions"/.test(sql)), 'no statement of its own for the version');
+    t.match(requesterRead[0], /config_version_for_write\(\$\d+\)/, 'which also pins the configuration version, under its lock');
+    t.notOk(statements.some((sql) => /^SELECT config_version_for_write/.test(sql)), 'no statement of its own for the version');
     const messageInserts = statements.filter((sql) => /insert into "messages"/.test(sql));
     t.equal(messageInserts.length, 1, 'the first message is inserted once');
     t.match(messageInserts[0], /insert into "tickets"/, 'by the statement that inserts the ticket');
     t.match(messageInserts[0], /nextval\(\$\d+::regclass\)/, 'which also draws the ticket number');
     t.notOk(statements.some((sql) => /nextval|ticket_counters/.test(sql) && !/insert into "tickets"/.test(sql)), 'no statement of its own for the number');
+    t.notOk(statements.some((sql) => /from "custom_fields"/.test(sql)), 'the custom field definitions come from the configuration cache');
     const messages = await env.deps.db('messages').where({ tenant_id: tenant.id, ticket_id: ticket.id });
     t.match(messages, [{ body: 'One statement for both', author_id: customer.id, is_agent: false, is_private: false }], 'and it is there');
   });
