@@ -3,6 +3,7 @@ import { AppError, errors } from '../core/errors.js';
 import { isUniqueViolation, scoped } from '../db/tenant-scope.js';
 import { pinFromRow, selectConfigVersion } from '../db/config-cache.js';
 import { prepared } from '../db/prepared.js';
+import { selectModels } from '../db/model.js';
 import { UserRecord } from './models.js';
 import { organizationForEmail } from './organization-lookup.js';
 import { assertPasswordPolicy, hashPassword } from '../auth/passwords.js';
@@ -93,8 +94,8 @@ export async function findUserByAnyEmail(ctx: Ctx, email: string): Promise<UserR
  */
 export async function findUser(ctx: Ctx, id: string, options: { pinConfig?: boolean } = {}): Promise<UserRow | null> {
   if (!options.pinConfig) return (await UserRecord.findIn(ctx, id)) ?? null;
-  const qb = selectConfigVersion(ctx, UserRecord.scoped(ctx).select('users.*')).findOne({ 'users.id': id });
-  const user = await prepared(qb);
+  const qb = selectConfigVersion(ctx, UserRecord.scoped(ctx).select('users.*')).where('users.id', id).limit(1);
+  const [user] = await selectModels(UserRecord, prepared(qb));
   if (user) pinFromRow(ctx, user);
   return user ?? null;
 }

@@ -5,6 +5,7 @@ import { Ticket } from './models.js';
 import { sharedOrganizationIds } from './directory-links.js';
 import { prepared } from '../db/prepared.js';
 import { pinFromRow, selectConfigVersion } from '../db/config-cache.js';
+import { selectModels } from '../db/model.js';
 
 export const isStaffActor = (ctx: Ctx) => ctx.actor.role === 'admin' || ctx.actor.role === 'agent'
   || ctx.actor.type === 'cli' || ctx.actor.type === 'system';
@@ -44,7 +45,7 @@ export async function loadVisibleTicket(ctx: Ctx, id: string, options: { forUpda
   visible(qb);
   if (options.forUpdate) qb.forUpdate();
   // A lookup by key (a customer's visibility adds filters on the same row): prepared.
-  const [ticket] = await prepared(qb.limit(1));
+  const [ticket] = await selectModels(Ticket, prepared(qb.limit(1)));
   if (!ticket) throw errors.notFound('ticket', id);
   if (options.pinConfig) pinFromRow(ctx, ticket);
   return ticket;
