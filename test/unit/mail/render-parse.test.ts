@@ -18,6 +18,11 @@ t.test('the renderer replaces the seven names and nothing else', async (t) => {
   t.same(unknownPlaceholders('{{ticket.number}} {{ticket.secret}} {{ x.y }} {{ticket.secret}}'), ['ticket.secret', 'x.y']);
   t.same(unknownPlaceholders('{{csat.url}} { {not} } {single}'), []);
   t.equal(htmlToText('<p>Hi &amp; bye</p><p><a href="https://a.example">link</a><br>x</p>'), 'Hi & bye\nlink (https://a.example)\nx');
+  t.equal(htmlToText('<P>We got &lt;it&gt; &quot;#12&quot; &#39;x&#39; &eacute; &#x1F600; a &amp;lt; b<BR>ok</P>'), 'We got <it> "#12" \'x\' é 😀 a &lt; b\nok',
+    'entities decoded once, upper-case tags read as tags');
+  t.equal(htmlToText('<script>alert(1)</script><style>p{}</style>shown<textarea>t</textarea><select><option>o</option></select><!-- c -->'), 'shown',
+    'what is not text a reader sees is left out');
+  t.equal(htmlToText('<ul><li>a</li><li>b</li></ul><p>unclosed <b>bold'), 'a\nb\nunclosed bold');
 });
 
 t.test('quoted history below the reply marker is removed', async (t) => {
