@@ -1,4 +1,4 @@
-import { Parser } from 'htmlparser2';
+import { htmlText } from '../core/html-text.js';
 
 /**
  * Message HTML goes through the tickets area's sanitiser (sanitize-html, an allowlist over a real
@@ -17,17 +17,7 @@ const BLOCKS = new Set(['p', 'div', 'li', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h
  * to one. A second sanitising pass used to do this and cost as much as the first.
  */
 export function htmlToText(sanitisedHtml: string): string {
-  let text = '';
-  const parser = new Parser({
-    ontext: (chunk) => {
-      text += chunk;
-    },
-    onclosetag: (name) => {
-      if (name === 'br' || BLOCKS.has(name)) text += '\n';
-    },
-  }, { decodeEntities: true });
-  parser.write(sanitisedHtml);
-  parser.end();
+  const text = htmlText(sanitisedHtml, (name) => (name === 'br' || BLOCKS.has(name) ? '\n' : ''));
   const lines = text.split('\n').map((line) => line.trimEnd());
   const kept: string[] = [];
   for (const line of lines) if (line !== '' || (kept.length && kept[kept.length - 1] !== '')) kept.push(line);

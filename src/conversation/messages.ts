@@ -109,7 +109,7 @@ export async function addMessage(ctx: Ctx, ticketId: string, input: NewMessage):
     attachments = await adoptInlineImages(ctx, message, body_html);
   } else {
     const full = tenantRow(ctx, row);
-    message = Object.assign(new Message(), full, { delivery: null });
+    message = Message.fromDatabaseJson({ ...full, delivery: null }) as Message;
     writes = [{ table: 'messages', rows: [full] }];
   }
 

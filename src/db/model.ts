@@ -2,7 +2,7 @@ import { Model, type ModelClass, type QueryBuilderType } from 'objection';
 import type { Ctx } from '../core/context.js';
 import { prepared } from './prepared.js';
 import { withCompanionRows, type CompanionRows } from './companion-rows.js';
-import { tenantRow } from './tenant-scope.js';
+import { scoped, tenantRow } from './tenant-scope.js';
 
 /** What a tenant-scoped query needs from a context. */
 export type Scope = Pick<Ctx, 'trx' | 'tenantId'>;
@@ -31,7 +31,7 @@ export class TenantModel extends Model {
   static async findIn<M extends TenantModel>(this: TenantModelClass<M>, ctx: Scope, id: string): Promise<M | undefined> {
     // A lookup by key: one plan fits every id, so the statement is prepared once per connection.
     // Built with knex, as insertIn below.
-    const row = await prepared(ctx.trx(this.tableName).where(`${this.tableName}.tenant_id`, ctx.tenantId).where(`${this.tableName}.id`, id).first());
+    const row = await prepared(scoped(ctx, this.tableName).where(`${this.tableName}.id`, id).first());
     return row ? (this.fromDatabaseJson(row) as M) : undefined;
   }
 

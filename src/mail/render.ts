@@ -1,4 +1,4 @@
-import { Parser } from 'htmlparser2';
+import { htmlText } from '../core/html-text.js';
 
 /**
  * The template renderer, small enough to audit: it replaces `{{name}}` for the seven names of
@@ -43,31 +43,11 @@ export function renderHtml(text: string, values: Values): string {
   return fill(text, values, (v) => escapeHtml(v).replace(/\r?\n/g, '<br>'));
 }
 
-/** Elements whose content is not text a reader sees (as sanitize-html's `nonTextTags`). */
-const NON_TEXT = new Set(['script', 'style', 'textarea', 'option']);
-
-/**
- * The text of an HTML fragment, entities decoded. The parser's text callbacks are read directly:
- * sanitize-html, used before, built a frame per element, escaped the text and had it unescaped
- * again, 3–4 % of a create's CPU in the daemon (every notification has a text part).
- */
-function textOf(html: string): string {
-  let text = '';
-  let hidden = 0;
-  const parser = new Parser({
-    onopentag(name) { if (NON_TEXT.has(name)) hidden++; },
-    onclosetag(name) { if (NON_TEXT.has(name) && hidden) hidden--; },
-    ontext(chunk) { if (!hidden) text += chunk; },
-  }, { decodeEntities: true });
-  parser.end(html);
-  return text;
-}
-
 /** The text part of a mail from its HTML: block ends become line breaks, tags go, entities decode. */
 export function htmlToText(html: string): string {
   const marked = html
     .replace(/<br\s*\/?>/gi, '\n')
     .replace(/<\/(p|div|blockquote|li|h[1-6]|tr)>/gi, '\n')
     .replace(/<a\s[^>]*href="([^"]*)"[^>]*>(.*?)<\/a>/gi, (_m, href: string, label: string) => (label === href ? href : `${label} (${href})`));
-  return textOf(marked).replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+  return htmlText(marked).replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
 }

@@ -2,9 +2,8 @@ import type { QueryBuilderType } from 'objection';
 import type { Ctx } from '../core/context.js';
 import { errors, type FieldProblem } from '../core/errors.js';
 import { isUuid } from '../core/ids.js';
-import { Priority, Status, TicketType, type CustomField } from '../vocab/models.js';
-import type { FieldDefinition } from '../vocab/custom-field-values.js';
-import { customFieldsByKey } from '../vocab/custom-field-values.js';
+import { Priority, Status, TicketType } from '../vocab/models.js';
+import { customFieldsByKey, type FieldDefinition } from '../vocab/custom-field-values.js';
 import { CHANNELS, type Ticket } from './models.js';
 
 /**
@@ -43,7 +42,7 @@ const FIELD_OPERATORS: Record<string, readonly Operator[]> = {
   status: ['eq', 'neq', 'in'], priority: ['eq', 'neq', 'in'], type: ['eq', 'neq', 'in'], channel: ['eq', 'neq', 'in'],
   tag: ['eq', 'neq', 'in'], team_id: ['eq', 'neq', 'in'], assigned_agent_id: ['eq', 'neq', 'in'], subject: ['eq', 'neq', 'contains'],
 };
-const CUSTOM_OPERATORS: Record<CustomField['kind'], readonly Operator[]> = {
+const CUSTOM_OPERATORS: Record<FieldDefinition['kind'], readonly Operator[]> = {
   text: ['eq', 'neq', 'contains'], select: ['eq', 'neq', 'in'], bool: ['eq', 'neq'], date: ['eq', 'neq', 'gt', 'lt'],
 };
 

@@ -23,7 +23,7 @@ export function drawTicketNumber(ctx: Pick<Ctx, 'trx' | 'tenantId'>): Knex.Raw {
 
 /** The tenant's next number, drawn now (an import's ticket whose own number is taken). */
 export async function nextTicketNumber(ctx: Pick<Ctx, 'trx' | 'tenantId'>): Promise<number> {
-  const { rows } = await prepared(ctx.trx.raw<{ rows: Array<{ n: string }> }>('SELECT nextval(?::regclass) AS n', [ticketNumberSequence(ctx.tenantId)]));
+  const { rows } = await prepared(ctx.trx.raw<{ rows: Array<{ n: string }> }>('SELECT ? AS n', [drawTicketNumber(ctx)]));
   return Number(rows[0]!.n);
 }
 

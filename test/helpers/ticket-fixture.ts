@@ -1,7 +1,7 @@
 import { CLI_ACTOR } from '../../src/core/context.js';
 import { inTransaction } from '../../src/db/transaction.js';
 import { Ticket } from '../../src/tickets/models.js';
-import { nextTicketNumber } from '../../src/tickets/numbering.js';
+import { drawTicketNumber } from '../../src/tickets/numbering.js';
 import { Priority, Status } from '../../src/vocab/models.js';
 import type { TestEnv } from './app.js';
 
@@ -18,7 +18,7 @@ export async function ticketFixture(
     const status = await Status.scoped(ctx).findOne({ key: options.status ?? 'new' });
     const priority = await Priority.scoped(ctx).findOne({ key: 'normal' });
     const ticket = await Ticket.insertIn(ctx, {
-      ticket_number: await nextTicketNumber(ctx),
+      ticket_number: drawTicketNumber(ctx),
       subject: options.subject ?? 'Printer on floor 3 is jammed',
       status_id: status!.id,
       priority_id: priority!.id,
