@@ -12,6 +12,7 @@ import { archiveReader, changeTicketStatus, isStaffActor, loadVisibleTicket } fr
 import type { Message as MessageOut, MessageCreate, MessageListQuery } from './schemas.js';
 import { scoped, tenantRow } from '../db/tenant-scope.js';
 import { prepared } from '../db/prepared.js';
+import { writeBehind } from '../db/write-behind.js';
 import type { CompanionRows } from '../db/companion-rows.js';
 
 /**
@@ -133,11 +134,13 @@ export async function addMessage(ctx: Ctx, ticketId: string, input: NewMessage):
   }
   // The reply's own columns, and those its hooks derive (the SLA clock's), written in one UPDATE:
   // one new version of the ticket row per reply. The hooks see the ticket as the reply leaves it.
+  // Held and sent with the COMMIT (src/db/write-behind.ts): the row is locked, nothing reads the
+  // answer, and the reply's event and mail rows go in the same round trip.
   const columns: Record<string, unknown> = { updated_at: ctx.now };
   if (author.isAgent && !isPrivate && !ticket.first_responded_at) columns.first_responded_at = ctx.now;
   Object.assign(ticket, columns);
   const derived = await runMessageHooks(ctx, { ticket, message });
-  await prepared(scoped(ctx, 'tickets').where({ id: ticket.id }).update({ ...derived, ...columns }));
+  await writeBehind(prepared(scoped(ctx, 'tickets').where({ id: ticket.id }).update({ ...derived, ...columns })));
   return messageOut(message, attachments);
 }
 

@@ -4,9 +4,10 @@ import { GENERIC_PLAN_MARK, PREPARED_MARK, statementName } from './prepared.js';
 import { canCarryBegin, holdBegin, isTransactionEnd, notSent, takeHeldBegin, type HeldBeginConnection } from './begin-with-first-statement.js';
 import { FORCE_GENERIC_PLAN, canPlanGeneric, type GenericPlanConnection } from './generic-plan.js';
 import { QueryAfterPrelude, type StatementConfig } from './query-after-prelude.js';
+import { WRITE_BEHIND_MARK, heldCommand, holdWrite, takeHeldWrites, type HeldWritesConnection } from './write-behind.js';
 
-interface QueryObject { sql: string; bindings?: unknown[]; options?: Record<string, unknown>; response?: unknown }
-type Connection = HeldBeginConnection & GenericPlanConnection & {
+interface QueryObject { sql: string; bindings?: unknown[]; options?: Record<string, unknown>; response?: unknown; returning?: unknown }
+type Connection = HeldBeginConnection & GenericPlanConnection & HeldWritesConnection & {
   __knex__disposed?: unknown;
   query(config: object, callback?: (error: Error | null, response: unknown) => void): unknown;
 };
@@ -14,25 +15,35 @@ type Connection = HeldBeginConnection & GenericPlanConnection & {
 const RESULT_TYPE_CHANGED = 'cached plan must not change result type';
 
 /**
- * knex's PostgreSQL client with three changes to how statements reach the server: the statements
+ * knex's PostgreSQL client with four changes to how statements reach the server: the statements
  * marked with prepared() run as named prepared statements (src/db/prepared.ts), those marked for a
- * generic plan are planned once per connection (src/db/generic-plan.ts), and a transaction's BEGIN
- * is sent with its first statement (src/db/begin-with-first-statement.ts).
+ * generic plan are planned once per connection (src/db/generic-plan.ts), a transaction's BEGIN
+ * is sent with its first statement (src/db/begin-with-first-statement.ts), and the writes marked
+ * with writeBehind() are sent with the transaction's next statement (src/db/write-behind.ts).
  */
 export class HelpdeskPgClient extends KnexPgClient {
   override _query(connection: Connection, obj: QueryObject): Promise<unknown> {
     if (holdBegin(connection, obj.sql)) return Promise.resolve({ ...obj, response: notSent('BEGIN') });
     let generic = false;
-    if (obj.options?.[PREPARED_MARK]) {
-      const { [PREPARED_MARK]: _marked, [GENERIC_PLAN_MARK]: genericMark, ...options } = obj.options;
-      obj.options = { ...options, name: statementName(obj.sql) };
-      generic = genericMark === true;
+    let behind = false;
+    if (obj.options?.[PREPARED_MARK] || obj.options?.[WRITE_BEHIND_MARK]) {
+      const { [PREPARED_MARK]: named, [GENERIC_PLAN_MARK]: genericMark, [WRITE_BEHIND_MARK]: behindMark, ...options } = obj.options;
+      obj.options = named ? { ...options, name: statementName(obj.sql) } : options;
+      generic = named === true && genericMark === true;
+      behind = behindMark === true;
+    }
+    const config = statementConfig(obj);
+    if (behind) {
+      if (obj.returning) return Promise.reject(new Error('A write held for the next statement returns no rows; drop its returning()'));
+      const inTransaction = connection.__heldBegin !== undefined || connection.getTransactionStatus() !== 'I';
+      if (holdWrite(connection, config, inTransaction)) return Promise.resolve({ ...obj, response: notSent(heldCommand(obj.sql)) });
     }
     const begin = takeHeldBegin(connection);
-    const config = statementConfig(obj);
+    const writes = takeHeldWrites(connection);
     let sent: Promise<unknown>;
-    if (begin !== undefined) sent = this.afterBegin(connection, obj, config, begin);
-    else if (generic && canPlanGeneric(connection, config)) sent = this.afterPrelude(connection, obj, config, FORCE_GENERIC_PLAN);
+    if (writes.length) sent = this.afterWrites(connection, obj, config, begin, writes);
+    else if (begin !== undefined) sent = this.afterBegin(connection, obj, config, begin);
+    else if (generic && canPlanGeneric(connection, config)) sent = this.afterPrelude(connection, obj, config, [FORCE_GENERIC_PLAN]);
     else sent = super._query(connection, obj);
     return sent.catch((error: unknown) => {
       if ((error as { code?: string }).code === '0A000' && String((error as Error).message).includes(RESULT_TYPE_CHANGED)) {
@@ -43,9 +54,10 @@ export class HelpdeskPgClient extends KnexPgClient {
     });
   }
 
-  /** A connection goes back to the pool without a BEGIN held, whatever happened on it. */
+  /** A connection goes back to the pool without a BEGIN or writes held, whatever happened on it. */
   override releaseConnection(connection: Connection): Promise<void> {
     takeHeldBegin(connection);
+    takeHeldWrites(connection);
     return super.releaseConnection(connection);
   }
 
@@ -57,13 +69,34 @@ export class HelpdeskPgClient extends KnexPgClient {
       await super._query(connection, { sql: begin });
       return super._query(connection, obj);
     }
-    return this.afterPrelude(connection, obj, config, begin);
+    return this.afterPrelude(connection, obj, config, [begin]);
   }
 
-  /** The statement behind `prelude`, in one round trip (src/db/query-after-prelude.ts). */
-  private afterPrelude(connection: Connection, obj: QueryObject, config: StatementConfig, prelude: string): Promise<unknown> {
+  /** The statement after the writes held for it (and the BEGIN, when that is held too). */
+  private async afterWrites(connection: Connection, obj: QueryObject, config: StatementConfig, begin: string | undefined, writes: StatementConfig[]): Promise<unknown> {
+    const preludes = begin === undefined ? writes : [begin, ...writes];
+    // A ROLLBACK drops them: nothing of theirs reached the server. Sent only if the BEGIN was.
+    if (/^ROLLBACK;?$/.test(obj.sql)) return begin === undefined ? super._query(connection, obj) : { ...obj, response: notSent('ROLLBACK') };
+    if (isTransactionEnd(obj.sql)) {
+      try {
+        return await this.afterPrelude(connection, obj, config, preludes);
+      } catch (error) {
+        // A held write failed and the COMMIT did not run: the transaction is still open, aborted.
+        await super._query(connection, { sql: 'ROLLBACK' }).catch((rollbackError: unknown) => { connection.__knex__disposed = rollbackError; });
+        throw error;
+      }
+    }
+    if (canCarryBegin(connection, config)) return this.afterPrelude(connection, obj, config, preludes);
+    // A statement that cannot carry them: the held writes go first, the last one carrying the rest.
+    const last = writes[writes.length - 1]!;
+    await this.afterPrelude(connection, { sql: last.text }, last, preludes.slice(0, -1));
+    return super._query(connection, obj);
+  }
+
+  /** The statement behind `preludes`, in one round trip (src/db/query-after-prelude.ts). */
+  private afterPrelude(connection: Connection, obj: QueryObject, config: StatementConfig, preludes: Array<string | StatementConfig>): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      connection.query(new QueryAfterPrelude(prelude, config, (error, response) => {
+      connection.query(new QueryAfterPrelude(preludes, config, (error, response) => {
         if (error) return reject(error);
         obj.response = response;
         resolve(obj);

@@ -1,22 +1,25 @@
 import pg from 'pg';
 
 /**
- * A statement sent behind a prelude: the prelude's Parse, Bind and Execute without a Sync, then
- * the statement's own messages and its Sync, corked into one write. PostgreSQL runs both in order
- * in one round trip, and under one Sync, so in one transaction: the prelude's effects that last
- * to the end of the transaction (a BEGIN, a `set_config(…, true)`) hold for the statement. The
- * prelude's CommandComplete is the first one to arrive and is not the statement's: it is passed
- * over. Its ParseComplete is read as the statement's, so the statement must be unnamed or already
- * parsed on the connection (`isParsedOrUnnamed`).
+ * A statement sent behind preludes: each prelude's Parse (or, for a named statement the connection
+ * has parsed, none), Bind and Execute without a Sync, then the statement's own messages and its
+ * Sync, corked into one write. PostgreSQL runs them in order in one round trip, and under one Sync,
+ * so in one transaction: a prelude's effects that last to the end of the transaction (a BEGIN, a
+ * `set_config(…, true)`, a held write) hold for the statement. Each prelude's CommandComplete
+ * arrives before the statement's and is passed over. Their ParseCompletes are read as the
+ * statement's, so the statement must be unnamed or already parsed on the connection
+ * (`isParsedOrUnnamed`). When a prelude fails, PostgreSQL skips the rest up to the Sync and the
+ * statement answers with the prelude's error.
  *
- * Used for a transaction's BEGIN (begin-with-first-statement.ts) and for a generic plan
- * (generic-plan.ts). A prelude must answer no rows.
+ * Used for a transaction's BEGIN (begin-with-first-statement.ts), for a generic plan
+ * (generic-plan.ts) and for held writes (write-behind.ts). A prelude must answer no rows.
  */
 export interface PgWire {
   parse(query: { text: string; name?: string }): void;
   bind(config: { portal?: string; statement?: string; values: unknown[] }): void;
   execute(config: { portal?: string; rows?: number }): void;
   stream: { cork?: () => void; uncork?: () => void };
+  parsedStatements: Record<string, string>;
 }
 
 interface PgQueryInternals {
@@ -25,6 +28,7 @@ interface PgQueryInternals {
 }
 
 const PgQuery = pg.Query as unknown as new (config: object, values?: unknown, callback?: unknown) => PgQueryInternals;
+const prepareValue = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } }).utils.prepareValue;
 
 export interface StatementConfig { text: string; values?: unknown[]; name?: string }
 
@@ -34,18 +38,29 @@ export function isParsedOrUnnamed(connection: { connection: { parsedStatements: 
 }
 
 export class QueryAfterPrelude extends PgQuery {
-  private preludeAnswered = false;
+  private unanswered: number;
+  private readonly preludes: Array<{ text: string; name?: string; values: unknown[] }>;
 
-  constructor(private readonly prelude: string, config: object, callback: (error: Error | null, response: unknown) => void) {
+  /** `preludes`: SQL texts without parameters, or statements (named ones run unnamed unless parsed). */
+  constructor(preludes: Array<string | StatementConfig>, config: object, callback: (error: Error | null, response: unknown) => void) {
     super({ ...config, queryMode: 'extended' }, undefined, callback);
+    // Values are mapped here, as pg maps a statement's own: a value it cannot send throws to the
+    // caller instead of half-way through the write.
+    this.preludes = preludes.map((p) => (typeof p === 'string'
+      ? { text: p, values: [] }
+      : { text: p.text, ...(p.name ? { name: p.name } : {}), values: (p.values ?? []).map(prepareValue) }));
+    this.unanswered = this.preludes.length;
   }
 
   override submit(connection: PgWire): Error | null {
     connection.stream.cork?.();
     try {
-      connection.parse({ text: this.prelude });
-      connection.bind({ values: [] });
-      connection.execute({});
+      for (const prelude of this.preludes) {
+        const parsed = prelude.name !== undefined && connection.parsedStatements[prelude.name] === prelude.text;
+        if (!parsed) connection.parse({ text: prelude.text });
+        connection.bind({ ...(parsed ? { statement: prelude.name } : {}), values: prelude.values });
+        connection.execute({});
+      }
       return super.submit(connection);
     } finally {
       connection.stream.uncork?.();
@@ -53,8 +68,8 @@ export class QueryAfterPrelude extends PgQuery {
   }
 
   override handleCommandComplete(msg: unknown, connection: PgWire): void {
-    if (!this.preludeAnswered) {
-      this.preludeAnswered = true;
+    if (this.unanswered > 0) {
+      this.unanswered--;
       return;
     }
     super.handleCommandComplete(msg, connection);

@@ -1,5 +1,6 @@
 import type { Ctx } from '../core/context.js';
 import { prepared } from '../db/prepared.js';
+import { writeBehind } from '../db/write-behind.js';
 import { withCompanionRows, type CompanionRows } from '../db/companion-rows.js';
 import { tenantRow } from '../db/tenant-scope.js';
 import { eventCompanions, eventConsumers, type EventFacts } from './consumers.js';
@@ -47,9 +48,11 @@ export async function recordEvent(ctx: Ctx, input: NewEvent): Promise<EventRecor
     if (rows) companions.push(rows);
   }
   // Prepared: the text depends only on the number of companion rows, which a tenant's endpoints fix.
-  const insert = withCompanionRows(ctx.trx.queryBuilder(), companions, ctx).insert(row).into('events').returning('*');
-  const [stored] = await prepared(insert) as Array<Record<string, unknown>>;
-  const event = EventRecord.fromDatabaseJson(stored!);
+  // Held and sent with the transaction's next statement (src/db/write-behind.ts): every column is
+  // known here, so nothing is read back, and the rows are written before any later statement runs.
+  const insert = withCompanionRows(ctx.trx.queryBuilder(), companions, ctx).insert(row).into('events');
+  await writeBehind(prepared(insert));
+  const event = storedEvent(row);
   if (ctx.quiet) return event;
   publishAfterCommit(ctx);
   for (const consume of eventConsumers()) await consume(ctx, event, input.held ?? {});
@@ -65,6 +68,11 @@ export async function recordEvents(ctx: Ctx, inputs: NewEvent[]): Promise<void> 
   if (!ctx.quiet) throw new Error('recordEvents is for quiet (import) contexts; use recordEvent');
   if (!inputs.length) return;
   await ctx.trx('events').insert(inputs.map((input) => tenantRow(ctx, eventRow(ctx, input))));
+}
+
+/** The event as its row reads back: unnumbered, its data as PostgreSQL's jsonb returns it. */
+function storedEvent(row: Record<string, unknown>): EventRecord {
+  return EventRecord.fromDatabaseJson({ ...row, seq: null, data: JSON.parse(JSON.stringify(row.data)) });
 }
 
 function eventRow(ctx: Ctx, input: NewEvent): Record<string, unknown> {

@@ -7,6 +7,7 @@ import { uuidv7 } from '../core/ids.js';
 import { scoped } from '../db/tenant-scope.js';
 import { mayNotify, plan, type KnownNames, type Planned } from './recipients.js';
 import { prepared } from '../db/prepared.js';
+import { writeBehind } from '../db/write-behind.js';
 import { htmlToText, renderHtml, renderSubject, usesPlaceholder, type Values } from './render.js';
 import { loadMailSettings } from './settings-store.js';
 import { templateFor } from './templates.js';
@@ -93,11 +94,13 @@ async function enqueue(ctx: Ctx, event: EventRecord, ticket: Ticket, planned: Pl
   });
   // The rows and their Message-IDs (which thread the replies back, src/mail/threading.ts) in one
   // statement: PostgreSQL runs a data-modifying WITH to completion whether or not it is read.
-  // Prepared, as every notification of one recipient count has the same text.
+  // Prepared, as every notification of one recipient count has the same text. Held and sent with
+  // the transaction's next statement, the COMMIT at the latest (src/db/write-behind.ts): nothing
+  // reads its answer.
   const messageIds = notifications.map((n) => ({
     tenant_id: ctx.tenantId, id: uuidv7(ctx.now.getTime()), direction: 'out', message_id: n.message_id, ticket_id: ticket.id, from_address: null, created_at: ctx.now,
   }));
-  await prepared(ctx.trx.with('queued', (qb) => qb.insert(notifications).into('notifications')).insert(messageIds).into('mail_message_ids'));
+  await writeBehind(prepared(ctx.trx.with('queued', (qb) => qb.insert(notifications).into('notifications')).insert(messageIds).into('mail_message_ids')));
   return notifications.map((n) => n.id);
 }
 

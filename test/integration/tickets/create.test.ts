@@ -242,5 +242,34 @@ t.test('creating tickets', async (t) => {
     t.match(messages, [{ body: 'One statement for both', author_id: customer.id, is_agent: false, is_private: false }], 'and it is there');
   });
 
+  await t.test('the event and the mail rows go with the COMMIT: when one fails, the whole write is undone', async (t) => {
+    // The event's INSERT (with its first message, deliveries) and the notification's are held and
+    // sent with the COMMIT (src/db/write-behind.ts); a refusal there must leave nothing behind.
+    const db = env.deps.db;
+    await db.raw(`ALTER TABLE events ADD CONSTRAINT test_refused CHECK (coalesce(data->>'subject', data->>'body', '') <> 'refused at commit') NOT VALID`);
+    t.teardown(() => db.raw('ALTER TABLE events DROP CONSTRAINT IF EXISTS test_refused'));
+    const before = { tickets: await count(env, 'tickets', tenant.id), messages: await count(env, 'messages', tenant.id), notifications: await count(env, 'notifications', tenant.id) };
+    const refused = await call(env, 'POST', '/tickets', { token: admin, body: { subject: 'refused at commit', body: 'x', requester_id: customer.id } });
+    t.equal(refused.statusCode, 500);
+    t.equal(refused.json().code, 'internal_error', "the contract's error body");
+    t.notMatch(refused.body, /test_refused|violates|insert|at .*\.ts/i, 'neither SQL nor a stack in the answer');
+
+    const ticket = await openTicket(env, admin, { requester_id: customer.id, subject: 'Still works' });
+    t.equal((await call(env, 'GET', `/tickets/${ticket.id}`, { token: admin })).statusCode, 200, 'the next create succeeds');
+    const updatedAt = (await db('tickets').where({ tenant_id: tenant.id, id: ticket.id }).first()).updated_at;
+    const reply = await call(env, 'POST', `/tickets/${ticket.id}/messages`, { token: admin, body: { body: 'refused at commit' } });
+    t.equal(reply.statusCode, 500, 'a reply whose event fails at the COMMIT');
+    t.same({
+      tickets: await count(env, 'tickets', tenant.id), messages: await count(env, 'messages', tenant.id), notifications: await count(env, 'notifications', tenant.id),
+    }, { tickets: before.tickets + 1, messages: before.messages + 1, notifications: before.notifications + (await db('notifications').where({ tenant_id: tenant.id, ticket_id: ticket.id })).length },
+    'only the good ticket and its first message were written: nothing of the refused create or reply');
+    t.same((await db('tickets').where({ tenant_id: tenant.id, id: ticket.id }).first()).updated_at, updatedAt, "the reply's held ticket UPDATE was undone too");
+    t.equal((await db('events').where({ tenant_id: tenant.id }).where('data', '@>', { subject: 'refused at commit' })).length, 0);
+
+    const good = await call(env, 'POST', `/tickets/${ticket.id}/messages`, { token: admin, body: { body: 'This one is fine' } });
+    t.equal(good.statusCode, 201, 'the connections went back clean: the next reply is written');
+    t.equal((await db('messages').where({ tenant_id: tenant.id, ticket_id: ticket.id })).length, 2);
+  });
+
   t.same(env.guard.violations, [], 'every query carried tenant_id');
 });
