@@ -1,4 +1,6 @@
-import type { Knex } from '../../src/db/connection.js';
+import type { Test } from 'tap';
+import { createDb, type Knex } from '../../src/db/connection.js';
+import { createTestDatabase } from './db.js';
 
 /**
  * Counts the round trips of a pool of one connection, as the server's ReadyForQuery answers (one
@@ -10,4 +12,18 @@ export async function roundTripCounter(db: Knex): Promise<() => number> {
   connection.connection.on('readyForQuery', () => { count++; });
   await db.client.releaseConnection(connection);
   return () => count;
+}
+
+/** A fresh database on a pool of one connection, with a `widgets` table (`tableSql`), and its round-trip counter. */
+export async function widgetsDb(t: Test, tableSql = 'CREATE TABLE widgets (id integer PRIMARY KEY, name text NOT NULL)'): Promise<{ db: Knex; roundTrips: () => number }> {
+  const db = createDb(await createTestDatabase(t), { max: 1 });
+  t.teardown(() => db.destroy());
+  await db.raw(tableSql);
+  return { db, roundTrips: await roundTripCounter(db) };
+}
+
+/** Whether the connection is outside any transaction (its transaction started with this statement). */
+export async function outsideTransaction(db: Knex): Promise<boolean> {
+  const row = (await db.raw('SELECT xact_start = query_start AS autocommit FROM pg_stat_activity WHERE pid = pg_backend_pid()')).rows[0];
+  return row.autocommit === true;
 }

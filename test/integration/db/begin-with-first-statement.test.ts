@@ -1,7 +1,6 @@
-import t, { type Test } from 'tap';
-import { createTestDatabase } from '../../helpers/db.js';
-import { roundTripCounter } from '../../helpers/round-trips.js';
-import { createDb, type Knex } from '../../../src/db/connection.js';
+import t from 'tap';
+import { outsideTransaction, widgetsDb } from '../../helpers/round-trips.js';
+import type { Knex } from '../../../src/db/connection.js';
 import { prepared } from '../../../src/db/prepared.js';
 
 /**
@@ -9,21 +8,8 @@ import { prepared } from '../../../src/db/prepared.js';
  * on a real server. Round trips are counted as the server's ReadyForQuery answers (one per Sync or
  * simple query) on the pool's only connection; the transactions must behave exactly as before.
  */
-async function oneConnectionDb(t: Test): Promise<{ db: Knex; roundTrips: () => number }> {
-  const db = createDb(await createTestDatabase(t), { max: 1 });
-  t.teardown(() => db.destroy());
-  await db.raw('CREATE TABLE widgets (id integer PRIMARY KEY, name text NOT NULL)');
-  return { db, roundTrips: await roundTripCounter(db) };
-}
-
-/** Whether the connection is outside any transaction (its transaction started with this statement). */
-async function outsideTransaction(db: Knex): Promise<boolean> {
-  const row = (await db.raw('SELECT xact_start = query_start AS autocommit FROM pg_stat_activity WHERE pid = pg_backend_pid()')).rows[0];
-  return row.autocommit === true;
-}
-
 t.test('BEGIN and the first statement take one round trip; the transaction commits as before', async (t) => {
-  const { db, roundTrips } = await oneConnectionDb(t);
+  const { db, roundTrips } = await widgetsDb(t);
   const before = roundTrips();
   await db.transaction(async (trx) => {
     await trx('widgets').insert({ id: 1, name: 'one' });
@@ -35,7 +21,7 @@ t.test('BEGIN and the first statement take one round trip; the transaction commi
 });
 
 t.test('the statements of one transaction see one transaction', async (t) => {
-  const { db } = await oneConnectionDb(t);
+  const { db } = await widgetsDb(t);
   const [first, second] = await db.transaction(async (trx) => {
     const a = (await trx.raw('SELECT txid_current() AS x WHERE 1 = ?', [1])).rows[0].x;
     const b = (await trx.raw('SELECT txid_current() AS x')).rows[0].x;
@@ -45,7 +31,7 @@ t.test('the statements of one transaction see one transaction', async (t) => {
 });
 
 t.test('a failing first statement rolls the transaction back and leaves the connection clean', async (t) => {
-  const { db } = await oneConnectionDb(t);
+  const { db } = await widgetsDb(t);
   await db('widgets').insert({ id: 1, name: 'one' });
   await t.rejects(db.transaction(async (trx) => {
     await trx('widgets').insert({ id: 1, name: 'again' });
@@ -59,7 +45,7 @@ t.test('a failing first statement rolls the transaction back and leaves the conn
 });
 
 t.test('a transaction without statements sends nothing', async (t) => {
-  const { db, roundTrips } = await oneConnectionDb(t);
+  const { db, roundTrips } = await widgetsDb(t);
   const before = roundTrips();
   t.equal(await db.transaction(async () => 'nothing'), 'nothing');
   await t.rejects(db.transaction(async () => { throw new Error('before any statement'); }), /before any statement/);
@@ -68,7 +54,7 @@ t.test('a transaction without statements sends nothing', async (t) => {
 });
 
 t.test('isolation levels, multi-command SQL and unparsed named statements keep a BEGIN of their own', async (t) => {
-  const { db, roundTrips } = await oneConnectionDb(t);
+  const { db, roundTrips } = await widgetsDb(t);
   const level = await db.transaction(async (trx) => (await trx.raw('SELECT current_setting(?) AS level', ['transaction_isolation'])).rows[0].level,
     { isolationLevel: 'repeatable read', readOnly: true });
   t.equal(level, 'repeatable read', 'the carried BEGIN set the isolation level');
@@ -90,7 +76,7 @@ t.test('isolation levels, multi-command SQL and unparsed named statements keep a
 });
 
 t.test('savepoints inside a carried transaction roll back on their own', async (t) => {
-  const { db } = await oneConnectionDb(t);
+  const { db } = await widgetsDb(t);
   await db.transaction(async (trx) => {
     await trx('widgets').insert({ id: 1, name: 'kept' });
     await t.rejects(trx.transaction(async (inner) => {

@@ -1,7 +1,6 @@
-import t, { type Test } from 'tap';
-import { createTestDatabase } from '../../helpers/db.js';
-import { roundTripCounter } from '../../helpers/round-trips.js';
-import { createDb, type Knex } from '../../../src/db/connection.js';
+import t from 'tap';
+import { outsideTransaction, widgetsDb } from '../../helpers/round-trips.js';
+import type { Knex } from '../../../src/db/connection.js';
 import { prepared } from '../../../src/db/prepared.js';
 import { writeBehind } from '../../../src/db/write-behind.js';
 
@@ -11,22 +10,12 @@ import { writeBehind } from '../../../src/db/write-behind.js';
  * ReadyForQuery answers on the pool's only connection; what the transactions write and see must
  * be exactly what they wrote and saw when every statement went out on its own.
  */
-async function oneConnectionDb(t: Test): Promise<{ db: Knex; roundTrips: () => number }> {
-  const db = createDb(await createTestDatabase(t), { max: 1 });
-  t.teardown(() => db.destroy());
-  await db.raw('CREATE TABLE widgets (id integer PRIMARY KEY, name text NOT NULL, meta jsonb)');
-  return { db, roundTrips: await roundTripCounter(db) };
-}
-
-async function outsideTransaction(db: Knex): Promise<boolean> {
-  const row = (await db.raw('SELECT xact_start = query_start AS autocommit FROM pg_stat_activity WHERE pid = pg_backend_pid()')).rows[0];
-  return row.autocommit === true;
-}
+const WIDGETS = 'CREATE TABLE widgets (id integer PRIMARY KEY, name text NOT NULL, meta jsonb)';
 
 const ids = async (db: Knex) => (await db('widgets').orderBy('id').select('id')).map((r) => r.id as number);
 
 t.test('held writes go out with the COMMIT: one round trip for the writes and the end', async (t) => {
-  const { db, roundTrips } = await oneConnectionDb(t);
+  const { db, roundTrips } = await widgetsDb(t, WIDGETS);
   const before = roundTrips();
   await db.transaction(async (trx) => {
     t.same(await trx('widgets').where('id', '>', 0).select('id'), [], 'BEGIN with a first read');
@@ -43,7 +32,7 @@ t.test('held writes go out with the COMMIT: one round trip for the writes and th
 });
 
 t.test('a later statement of the transaction sees the held writes, and carries them', async (t) => {
-  const { db, roundTrips } = await oneConnectionDb(t);
+  const { db, roundTrips } = await widgetsDb(t, WIDGETS);
   const before = roundTrips();
   const seen = await db.transaction(async (trx) => {
     await writeBehind(trx('widgets').insert({ id: 1, name: 'one' }));
@@ -56,7 +45,7 @@ t.test('a later statement of the transaction sees the held writes, and carries t
 });
 
 t.test('a transaction with only held writes takes one round trip', async (t) => {
-  const { db, roundTrips } = await oneConnectionDb(t);
+  const { db, roundTrips } = await widgetsDb(t, WIDGETS);
   const before = roundTrips();
   await db.transaction(async (trx) => {
     await writeBehind(trx('widgets').insert({ id: 1, name: 'one' }));
@@ -66,7 +55,7 @@ t.test('a transaction with only held writes takes one round trip', async (t) => 
 });
 
 t.test('a held write that fails fails the COMMIT it went with; nothing stays and the connection is clean', async (t) => {
-  const { db } = await oneConnectionDb(t);
+  const { db } = await widgetsDb(t, WIDGETS);
   await db('widgets').insert({ id: 1, name: 'one' });
   await t.rejects(db.transaction(async (trx) => {
     await trx('widgets').insert({ id: 2, name: 'two' });
@@ -80,7 +69,7 @@ t.test('a held write that fails fails the COMMIT it went with; nothing stays and
 });
 
 t.test('a held write that fails fails the next statement, and the transaction rolls back', async (t) => {
-  const { db } = await oneConnectionDb(t);
+  const { db } = await widgetsDb(t, WIDGETS);
   await db('widgets').insert({ id: 1, name: 'one' });
   let readAnswered = false;
   await t.rejects(db.transaction(async (trx) => {
@@ -94,7 +83,7 @@ t.test('a held write that fails fails the next statement, and the transaction ro
 });
 
 t.test('a ROLLBACK drops the held writes without sending them', async (t) => {
-  const { db, roundTrips } = await oneConnectionDb(t);
+  const { db, roundTrips } = await widgetsDb(t, WIDGETS);
   let before = roundTrips();
   await t.rejects(db.transaction(async (trx) => {
     await writeBehind(trx('widgets').insert({ id: 1, name: 'one' }));
@@ -113,7 +102,7 @@ t.test('a ROLLBACK drops the held writes without sending them', async (t) => {
 });
 
 t.test('savepoints: held writes go out before the savepoint, and one rolled back undoes its own', async (t) => {
-  const { db } = await oneConnectionDb(t);
+  const { db } = await widgetsDb(t, WIDGETS);
   await db.transaction(async (trx) => {
     await writeBehind(trx('widgets').insert({ id: 1, name: 'kept' }));
     await t.rejects(trx.transaction(async (inner) => {
@@ -126,7 +115,7 @@ t.test('savepoints: held writes go out before the savepoint, and one rolled back
 });
 
 t.test('outside a transaction a marked write runs at once', async (t) => {
-  const { db, roundTrips } = await oneConnectionDb(t);
+  const { db, roundTrips } = await widgetsDb(t, WIDGETS);
   const before = roundTrips();
   await writeBehind(db('widgets').insert({ id: 1, name: 'one' }));
   t.equal(roundTrips() - before, 1, 'it went out on its own');
@@ -134,7 +123,7 @@ t.test('outside a transaction a marked write runs at once', async (t) => {
 });
 
 t.test('a named statement is held once its connection has parsed it; without parameters it is never held', async (t) => {
-  const { db, roundTrips } = await oneConnectionDb(t);
+  const { db, roundTrips } = await widgetsDb(t, WIDGETS);
   const write = (trx: Knex.Transaction, id: number) => writeBehind(prepared(trx('widgets').insert({ id, name: 'w' })));
   let before = roundTrips();
   await db.transaction(async (trx) => {
@@ -158,7 +147,7 @@ t.test('a named statement is held once its connection has parsed it; without par
 });
 
 t.test('held writes before a statement that cannot carry them go out first', async (t) => {
-  const { db } = await oneConnectionDb(t);
+  const { db } = await widgetsDb(t, WIDGETS);
   await db.transaction(async (trx) => {
     await writeBehind(trx('widgets').insert({ id: 1, name: 'one' }));
     await writeBehind(trx('widgets').insert({ id: 2, name: 'two' }));
@@ -168,7 +157,7 @@ t.test('held writes before a statement that cannot carry them go out first', asy
 });
 
 t.test('a held write cannot ask for rows back', async (t) => {
-  const { db } = await oneConnectionDb(t);
+  const { db } = await widgetsDb(t, WIDGETS);
   await t.rejects(db.transaction(async (trx) => {
     await writeBehind(trx('widgets').insert({ id: 1, name: 'one' }).returning('*'));
   }), /returns no rows/);
