@@ -1,4 +1,3 @@
-import { isParsedOrUnnamed } from './query-after-prelude.js';
 
 /**
  * A transaction's BEGIN travels with its first statement.
@@ -30,7 +29,6 @@ const END = /^(COMMIT|ROLLBACK);?$/;
 /** A pg connection as the knex client sees it. */
 export interface HeldBeginConnection {
   __heldBegin?: string;
-  connection: { parsedStatements: Record<string, string> };
 }
 
 /** The answer knex reads for a statement that was not sent. */
@@ -48,7 +46,7 @@ export function holdBegin(connection: HeldBeginConnection, sql: string): boolean
 /** The BEGIN held on `connection`, taken off it (undefined when none is). */
 export function takeHeldBegin(connection: HeldBeginConnection): string | undefined {
   const held = connection.__heldBegin;
-  if (held !== undefined) delete connection.__heldBegin;
+  if (held !== undefined) connection.__heldBegin = undefined;
   return held;
 }
 
@@ -57,8 +55,13 @@ export function isTransactionEnd(sql: string): boolean {
   return END.test(sql);
 }
 
-/** Whether a statement can carry the held BEGIN (see the module comment for those that cannot). */
-export function canCarryBegin(connection: HeldBeginConnection, config: { text: string; values?: unknown[]; name?: string }): boolean {
-  if (config.name) return isParsedOrUnnamed(connection, config);
-  return (config.values?.length ?? 0) > 0;
+/** `ROLLBACK` (of the whole transaction, not to a savepoint). */
+export function isRollback(sql: string): boolean {
+  return END.exec(sql)?.[1] === 'ROLLBACK';
 }
+
+/** Whether the transaction's BEGIN is held on `connection`, not yet sent. */
+export function isBeginHeld(connection: HeldBeginConnection): boolean {
+  return connection.__heldBegin !== undefined;
+}
+

@@ -1,4 +1,4 @@
-import { isParsedOrUnnamed, type StatementConfig } from './query-after-prelude.js';
+import { isParsed, type StatementConfig } from './query-after-prelude.js';
 
 /**
  * One plan for every execution of a statement whose best plan does not depend on its values.
@@ -27,5 +27,5 @@ export interface GenericPlanConnection {
 
 /** Whether a statement marked for a generic plan can have one now (see the module comment). */
 export function canPlanGeneric(connection: GenericPlanConnection, config: StatementConfig): boolean {
-  return !!config.name && isParsedOrUnnamed(connection, config) && connection.getTransactionStatus() === 'I';
+  return isParsed(connection, config) && connection.getTransactionStatus() === 'I';
 }

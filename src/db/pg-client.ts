@@ -1,9 +1,9 @@
 // knex exports no dialect classes; its PostgreSQL client is extended here (src/db/knex-pg-dialect.d.ts).
 import KnexPgClient from 'knex/lib/dialects/postgres/index.js';
 import { GENERIC_PLAN_MARK, PREPARED_MARK, statementName } from './prepared.js';
-import { canCarryBegin, holdBegin, isTransactionEnd, notSent, takeHeldBegin, type HeldBeginConnection } from './begin-with-first-statement.js';
+import { holdBegin, isRollback, isTransactionEnd, notSent, takeHeldBegin, type HeldBeginConnection } from './begin-with-first-statement.js';
 import { FORCE_GENERIC_PLAN, canPlanGeneric, type GenericPlanConnection } from './generic-plan.js';
-import { QueryAfterPrelude, type StatementConfig } from './query-after-prelude.js';
+import { QueryAfterPrelude, canShareRoundTrip, type StatementConfig } from './query-after-prelude.js';
 import { WRITE_BEHIND_MARK, heldCommand, holdWrite, takeHeldWrites, type HeldWritesConnection } from './write-behind.js';
 
 interface QueryObject { sql: string; bindings?: unknown[]; options?: Record<string, unknown>; response?: unknown; returning?: unknown }
@@ -35,15 +35,13 @@ export class HelpdeskPgClient extends KnexPgClient {
     const config = statementConfig(obj);
     if (behind) {
       if (obj.returning) return Promise.reject(new Error('A write held for the next statement returns no rows; drop its returning()'));
-      const inTransaction = connection.__heldBegin !== undefined || connection.getTransactionStatus() !== 'I';
-      if (holdWrite(connection, config, inTransaction)) return Promise.resolve({ ...obj, response: notSent(heldCommand(obj.sql)) });
+      if (holdWrite(connection, config)) return Promise.resolve({ ...obj, response: notSent(heldCommand(obj.sql)) });
     }
     const begin = takeHeldBegin(connection);
     const writes = takeHeldWrites(connection);
     let sent: Promise<unknown>;
-    if (writes.length) sent = this.afterWrites(connection, obj, config, begin, writes);
-    else if (begin !== undefined) sent = this.afterBegin(connection, obj, config, begin);
-    else if (generic && canPlanGeneric(connection, config)) sent = this.afterPrelude(connection, obj, config, [FORCE_GENERIC_PLAN]);
+    if (begin !== undefined || writes.length) sent = this.afterHeld(connection, obj, config, begin, writes);
+    else if (generic && canPlanGeneric(connection, config)) sent = this.afterPrelude(connection, obj, config, [{ text: FORCE_GENERIC_PLAN }]);
     else sent = super._query(connection, obj);
     return sent.catch((error: unknown) => {
       if ((error as { code?: string }).code === '0A000' && String((error as Error).message).includes(RESULT_TYPE_CHANGED)) {
@@ -61,22 +59,16 @@ export class HelpdeskPgClient extends KnexPgClient {
     return super.releaseConnection(connection);
   }
 
-  /** The transaction's first statement, with the BEGIN held for it. */
-  private async afterBegin(connection: Connection, obj: QueryObject, config: StatementConfig, begin: string): Promise<unknown> {
-    // Nothing was sent, so nothing needs ending.
-    if (isTransactionEnd(obj.sql)) return { ...obj, response: notSent(obj.sql.replace(/;$/, '')) };
-    if (!canCarryBegin(connection, config)) {
-      await super._query(connection, { sql: begin });
-      return super._query(connection, obj);
+  /**
+   * The statement after what its transaction holds for it: the BEGIN (not sent yet), held writes,
+   * or both. They go in front of it in one round trip when it can share one; a COMMIT or ROLLBACK
+   * with nothing of the transaction sent yet sends nothing, and a ROLLBACK drops held writes.
+   */
+  private async afterHeld(connection: Connection, obj: QueryObject, config: StatementConfig, begin: string | undefined, writes: readonly StatementConfig[]): Promise<unknown> {
+    if (isTransactionEnd(obj.sql) && (isRollback(obj.sql) || !writes.length)) {
+      return begin === undefined ? super._query(connection, obj) : { ...obj, response: notSent(obj.sql.replace(/;$/, '')) };
     }
-    return this.afterPrelude(connection, obj, config, [begin]);
-  }
-
-  /** The statement after the writes held for it (and the BEGIN, when that is held too). */
-  private async afterWrites(connection: Connection, obj: QueryObject, config: StatementConfig, begin: string | undefined, writes: StatementConfig[]): Promise<unknown> {
-    const preludes = begin === undefined ? writes : [begin, ...writes];
-    // A ROLLBACK drops them: nothing of theirs reached the server. Sent only if the BEGIN was.
-    if (/^ROLLBACK;?$/.test(obj.sql)) return begin === undefined ? super._query(connection, obj) : { ...obj, response: notSent('ROLLBACK') };
+    const preludes = begin === undefined ? writes : [{ text: begin }, ...writes];
     if (isTransactionEnd(obj.sql)) {
       try {
         return await this.afterPrelude(connection, obj, config, preludes);
@@ -86,15 +78,15 @@ export class HelpdeskPgClient extends KnexPgClient {
         throw error;
       }
     }
-    if (canCarryBegin(connection, config)) return this.afterPrelude(connection, obj, config, preludes);
-    // A statement that cannot carry them: the held writes go first, the last one carrying the rest.
-    const last = writes[writes.length - 1]!;
+    if (canShareRoundTrip(connection, config)) return this.afterPrelude(connection, obj, config, preludes);
+    // A statement that cannot share a round trip: what is held goes first, the last carrying the rest.
+    const last = preludes[preludes.length - 1]!;
     await this.afterPrelude(connection, { sql: last.text }, last, preludes.slice(0, -1));
     return super._query(connection, obj);
   }
 
   /** The statement behind `preludes`, in one round trip (src/db/query-after-prelude.ts). */
-  private afterPrelude(connection: Connection, obj: QueryObject, config: StatementConfig, preludes: Array<string | StatementConfig>): Promise<unknown> {
+  private afterPrelude(connection: Connection, obj: QueryObject, config: StatementConfig, preludes: readonly StatementConfig[]): Promise<unknown> {
     return new Promise((resolve, reject) => {
       connection.query(new QueryAfterPrelude(preludes, config, (error, response) => {
         if (error) return reject(error);

@@ -1,4 +1,5 @@
-import { isParsedOrUnnamed, type StatementConfig } from './query-after-prelude.js';
+import { isBeginHeld, type HeldBeginConnection } from './begin-with-first-statement.js';
+import { canShareRoundTrip, type StatementConfig } from './query-after-prelude.js';
 
 /**
  * Writes held back and sent with the transaction's next statement.
@@ -22,8 +23,8 @@ import { isParsedOrUnnamed, type StatementConfig } from './query-after-prelude.j
  * - Outside a transaction a marked statement runs at once: there is no later statement to carry it.
  * - A marked statement cannot return rows (`returning`): its answer is never read.
  * - A named statement the connection has not parsed yet runs at once, so that it is parsed from
- *   then on; so does one without parameters (it may hold several commands, which the extended
- *   protocol cannot carry).
+ *   then on; so does an unnamed one without parameters (it may hold several commands, which the
+ *   extended protocol cannot carry): `canShareRoundTrip`.
  * - A ROLLBACK drops the held writes; a savepoint's statements carry them like any other, so a
  *   ROLLBACK TO SAVEPOINT undoes those written after the savepoint, as it would have.
  */
@@ -39,27 +40,27 @@ export function writeBehind<Q>(query: Q & WithOptions<Q>): Q {
 }
 
 /** A pg connection as the knex client sees it. */
-export interface HeldWritesConnection {
+export interface HeldWritesConnection extends HeldBeginConnection {
   __heldWrites?: StatementConfig[];
   getTransactionStatus(): string | null;
   connection: { parsedStatements: Record<string, string> };
 }
 
-/**
- * Holds a marked statement on `connection` when it can be held; answers whether it was.
- * `inTransaction`: whether the connection is in a transaction (BEGIN sent, or held for the next
- * statement).
- */
-export function holdWrite(connection: HeldWritesConnection, config: StatementConfig, inTransaction: boolean): boolean {
-  if (!inTransaction || !(config.values?.length) || !isParsedOrUnnamed(connection, config)) return false;
+const NONE: readonly StatementConfig[] = [];
+
+/** Holds a marked statement on `connection` when it can be held (see above); answers whether it was. */
+export function holdWrite(connection: HeldWritesConnection, config: StatementConfig): boolean {
+  const inTransaction = isBeginHeld(connection) || connection.getTransactionStatus() !== 'I';
+  if (!inTransaction || !canShareRoundTrip(connection, config)) return false;
   (connection.__heldWrites ??= []).push({ text: config.text, values: config.values, ...(config.name ? { name: config.name } : {}) });
   return true;
 }
 
 /** The writes held on `connection`, taken off it (empty when none are). */
-export function takeHeldWrites(connection: HeldWritesConnection): StatementConfig[] {
-  const held = connection.__heldWrites ?? [];
-  delete connection.__heldWrites;
+export function takeHeldWrites(connection: HeldWritesConnection): readonly StatementConfig[] {
+  const held = connection.__heldWrites;
+  if (!held) return NONE;
+  connection.__heldWrites = undefined;
   return held;
 }
 
