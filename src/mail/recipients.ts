@@ -7,6 +7,7 @@ import { statusById } from '../vocab/lookup.js';
 import { RECIPIENT_USER_COLUMNS, requesterAndCollaborators, type RecipientUserRow as UserRow } from './conversation-port.js';
 import type { Identifier } from './template-defaults.js';
 import { prepared } from '../db/prepared.js';
+import { columnList } from '../db/column-list.js';
 
 /**
  * Who gets which notification for an event: CONTRACT §14, exactly.
@@ -29,9 +30,11 @@ export interface Planned { identifier: Identifier; recipients: Recipient[] }
  */
 export type KnownNames = Map<string, string>;
 
+const RECIPIENT_USER_SELECT = RECIPIENT_USER_COLUMNS.map((column) => `users.${column}`);
+
 /** Users matching `build`; their names join `known`. */
 async function usersWhere(ctx: Ctx, build: (qb: ReturnType<typeof scoped>) => void, known: KnownNames): Promise<UserRow[]> {
-  const qb = scoped(ctx, 'users').select(...RECIPIENT_USER_COLUMNS.map((column) => `users.${column}`));
+  const qb = scoped(ctx, 'users').select(ctx.trx.raw(columnList(RECIPIENT_USER_SELECT)));
   build(qb);
   const rows = await (qb as unknown as Promise<UserRow[]>);
   for (const row of rows) known.set(row.id, row.name);

@@ -9,6 +9,7 @@ import { Ticket } from './models.js';
 import { applyConditions, compileConditions, parseConditionsParam } from './conditions.js';
 import { isStaffActor, ticketVisibility } from './visibility.js';
 import { TICKET_OUT_COLUMNS, ticketOut } from './output.js';
+import { columnList } from '../db/column-list.js';
 import type { TicketListQuery, TicketOut, TicketSort } from './schemas.js';
 
 /**
@@ -110,7 +111,7 @@ export async function listTickets(ctx: Ctx, query: TicketListQuery): Promise<Pag
     return qb;
   };
   const ordered = filtered()
-    .select(...TICKET_OUT_COLUMNS, Ticket.raw(`${keyText(sort)} as ${KEY_COLUMN}`))
+    .select(Ticket.raw(`${columnList(TICKET_OUT_COLUMNS)}, ${keyText(sort)} as ${KEY_COLUMN}`))
     .orderByRaw(`${KEY_SQL[sort]} ${dir}, tickets.id ${dir}`);
 
   if (query.cursor !== undefined) {

@@ -6,6 +6,7 @@ import { sharedOrganizationIds } from './directory-links.js';
 import { prepared } from '../db/prepared.js';
 import { pinFromRow, selectConfigVersion } from '../db/config-cache.js';
 import { selectModels } from '../db/model.js';
+import { columnList } from '../db/column-list.js';
 
 export const isStaffActor = (ctx: Ctx) => ctx.actor.role === 'admin' || ctx.actor.role === 'agent'
   || ctx.actor.type === 'cli' || ctx.actor.type === 'system';
@@ -39,7 +40,7 @@ export async function loadVisibleTicket(ctx: Ctx, id: string, options: { forUpda
   const visible = await ticketVisibility(ctx);
   const qb = Ticket.scoped(ctx).where('tickets.id', id);
   // Only these columns (the rest of the returned row is absent), for a read that answers with them.
-  if (options.columns) qb.select(...options.columns);
+  if (options.columns) qb.select(Ticket.raw(columnList(options.columns)));
   else if (options.pinConfig) qb.select('tickets.*');
   if (options.pinConfig) selectConfigVersion(ctx, qb);
   visible(qb);
