@@ -4,6 +4,7 @@ import { GENERIC_PLAN_MARK, PREPARED_MARK, statementName } from './prepared.js';
 import { holdBegin, isRollback, isTransactionEnd, notSent, takeHeldBegin, type HeldBeginConnection } from './begin-with-first-statement.js';
 import { FORCE_GENERIC_PLAN, canPlanGeneric, type GenericPlanConnection } from './generic-plan.js';
 import { QueryAfterPrelude, canShareRoundTrip, type StatementConfig } from './query-after-prelude.js';
+import { DescribedOnceQuery } from './described-once.js';
 import { WRITE_BEHIND_MARK, heldCommand, holdWrite, takeHeldWrites, type HeldWritesConnection } from './write-behind.js';
 
 interface QueryObject { sql: string; bindings?: unknown[]; options?: Record<string, unknown>; response?: unknown; returning?: unknown }
@@ -16,7 +17,8 @@ const RESULT_TYPE_CHANGED = 'cached plan must not change result type';
 
 /**
  * knex's PostgreSQL client with four changes to how statements reach the server: the statements
- * marked with prepared() run as named prepared statements (src/db/prepared.ts), those marked for a
+ * marked with prepared() run as named prepared statements (src/db/prepared.ts), described once per
+ * connection (src/db/described-once.ts), those marked for a
  * generic plan are planned once per connection (src/db/generic-plan.ts), a transaction's BEGIN
  * is sent with its first statement (src/db/begin-with-first-statement.ts), and the writes marked
  * with writeBehind() are sent with the transaction's next statement (src/db/write-behind.ts).
@@ -42,6 +44,7 @@ export class HelpdeskPgClient extends KnexPgClient {
     let sent: Promise<unknown>;
     if (begin !== undefined || writes.length) sent = this.afterHeld(connection, obj, config, begin, writes);
     else if (generic && canPlanGeneric(connection, config)) sent = this.afterPrelude(connection, obj, config, [{ text: FORCE_GENERIC_PLAN }]);
+    else if (config.name !== undefined) sent = this.send(connection, obj, (done) => new DescribedOnceQuery(config, done));
     else sent = super._query(connection, obj);
     return sent.catch((error: unknown) => {
       if ((error as { code?: string }).code === '0A000' && String((error as Error).message).includes(RESULT_TYPE_CHANGED)) {
@@ -87,8 +90,13 @@ export class HelpdeskPgClient extends KnexPgClient {
 
   /** The statement behind `preludes`, in one round trip (src/db/query-after-prelude.ts). */
   private afterPrelude(connection: Connection, obj: QueryObject, config: StatementConfig, preludes: readonly StatementConfig[]): Promise<unknown> {
+    return this.send(connection, obj, (done) => new QueryAfterPrelude(preludes, config, done));
+  }
+
+  /** Runs a query object of ours on the connection, answering as knex's own `_query` does. */
+  private send(connection: Connection, obj: QueryObject, query: (done: (error: Error | null, response: unknown) => void) => object): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      connection.query(new QueryAfterPrelude(preludes, config, (error, response) => {
+      connection.query(query((error, response) => {
         if (error) return reject(error);
         obj.response = response;
         resolve(obj);

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { DescribedOnceQuery, prepareValue } from './described-once.js';
 
 /**
  * A statement sent behind preludes: each prelude's Parse (none for a named one, which the
@@ -20,13 +20,14 @@ export interface PgWire {
   stream: { cork?: () => void; uncork?: () => void };
 }
 
+/** pg's Query methods this class overrides. */
 interface PgQueryInternals {
   submit(connection: PgWire): Error | null;
   handleCommandComplete(msg: unknown, connection: PgWire): void;
 }
 
-const PgQuery = pg.Query as unknown as new (config: object, values?: unknown, callback?: unknown) => PgQueryInternals;
-const prepareValue = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } }).utils.prepareValue;
+// Its statement, when named, is described once per connection (src/db/described-once.ts).
+const PgQuery = DescribedOnceQuery as unknown as new (config: object, callback: unknown) => PgQueryInternals;
 
 export interface StatementConfig { text: string; values?: unknown[]; name?: string }
 
@@ -50,7 +51,7 @@ export class QueryAfterPrelude extends PgQuery {
   private readonly preludes: Array<{ text: string; name?: string; values: unknown[] }>;
 
   constructor(preludes: readonly StatementConfig[], config: object, callback: (error: Error | null, response: unknown) => void) {
-    super({ ...config, queryMode: 'extended' }, undefined, callback);
+    super({ ...config, queryMode: 'extended' }, callback);
     // Values are mapped here, as pg maps a statement's own: a value it cannot send throws to the
     // caller instead of half-way through the write.
     this.preludes = preludes.map((p) => ({ text: p.text, ...(p.name ? { name: p.name } : {}), values: (p.values ?? []).map(prepareValue) }));
