@@ -32,10 +32,18 @@ export default class Serve extends BaseCommand {
     const log = createLogger(config.logLevel, { fd, format: logFormat, noColor: config.noColor });
     // Set before the daemon allocates: a process-wide V8 setting, so the command that owns the process sets it.
     log.debug({ heap_growing_percent: applyHeapGrowth(config.heapGrowingPercent) }, 'heap growth between full collections');
-    // Listen for the stop signal before starting, so a signal during start-up still shuts down cleanly.
+    // Listen for the stop signal before starting, so a signal during start-up still shuts down
+    // cleanly. A second one stops at once (128 + its number, as the shell reports a kill); the exit
+    // still stops the embedded database, which runs in a process group of its own.
     const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
-      process.once('SIGTERM', () => resolve('SIGTERM'));
-      process.once('SIGINT', () => resolve('SIGINT'));
+      let received = false;
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (received) process.exit(signal === 'SIGINT' ? 130 : 143);
+        received = true;
+        resolve(signal);
+      };
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
     });
     // Loaded here, not at the top: oclif imports every command module on each invocation, and the
     // daemon (Fastify, Swagger, Bree) would slow down every other command.

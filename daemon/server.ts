@@ -66,7 +66,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       const lock: DataDirLock = acquireDataDirLock(config.dataDir);
       undo.push(() => lock.release());
     }
-    const database = await openDatabase(config, { onLog: (line) => log.debug({ postgres: true }, line) });
+    // Its own process group: a Ctrl-C at the terminal reaches the daemon only, which finishes its
+    // requests and jobs and then stops the embedded server (src/db/postgres-process.ts).
+    const database = await openDatabase(config, { onLog: (line) => log.debug({ postgres: true }, line), ownProcessGroup: true });
     undo.push(() => database.close());
     const deps: Deps = createDeps(config, database.url, { log });
     undo.push(() => closeDeps(deps));

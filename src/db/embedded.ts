@@ -39,6 +39,8 @@ export interface EmbeddedOptions {
   pickPort?: () => Promise<number>;
   /** Under root: where staging dirs may be made, in order of preference. */
   stagingBases?: string[];
+  /** Run the server in a process group of its own, stopped only by us (src/db/postgres-process.ts). */
+  ownProcessGroup?: boolean;
 }
 
 const DATABASE = 'helpdesk';
@@ -139,7 +141,7 @@ export async function openEmbeddedDatabase(dataDir: string, options: EmbeddedOpt
   let server: RunningPostgres | null = null;
   for (let attempt = 1; !server; attempt++) {
     try {
-      server = await startPostgres({ ...spec, port: settings.port });
+      server = await startPostgres({ ...spec, port: settings.port }, { ownProcessGroup: options.ownProcessGroup === true });
     } catch (error) {
       const lostRace = isAppError(error) && (error.details as { reason?: string } | undefined)?.reason === 'port_in_use';
       if (!lostRace || attempt >= PORT_ATTEMPTS) throw error;

@@ -51,11 +51,13 @@ function childEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-function run(program: string, args: string[], spec: PostgresSpec): Started {
+function run(program: string, args: string[], spec: PostgresSpec, ownProcessGroup = false): Started {
   let output = '';
   const child = spawn(program, args, {
     env: childEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Not on Windows, where a detached child gets a console window of its own.
+    detached: ownProcessGroup && process.platform !== 'win32',
     ...(spec.runAs ? { uid: spec.runAs.uid, gid: spec.runAs.gid } : {}),
   });
   const ended = new Promise<Ended>((resolve) => {
@@ -114,15 +116,28 @@ const STOP_TIMEOUT_MS = 30_000;
 /**
  * Starts the server on 127.0.0.1:port (TCP only: no Unix socket, so nothing is written outside
  * the cluster) and waits until it accepts the configured login.
+ *
+ * `ownProcessGroup` (for `serve`): a Ctrl-C at a terminal, or `timeout`, signals the whole
+ * foreground process group. In ours, PostgreSQL would start its own shutdown at once and cut
+ * off the requests and jobs the daemon is still finishing; in a group of its own it is stopped
+ * by `stop()`, after them. Should this process exit without calling it (a second Ctrl-C, a crash),
+ * the server is told to stop as we exit, so it does not outlive us.
  */
-export async function startPostgres(spec: PostgresSpec, readyTimeoutMs = READY_TIMEOUT_MS): Promise<RunningPostgres> {
+export async function startPostgres(spec: PostgresSpec, options: { ownProcessGroup?: boolean } = {}): Promise<RunningPostgres> {
+  const readyTimeoutMs = READY_TIMEOUT_MS;
   const started = run(
     spec.binaries.postgres,
     ['-D', spec.clusterDir, '-p', String(spec.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
     spec,
+    options.ownProcessGroup === true,
   );
   const state: { exited: Ended | null } = { exited: null };
   void started.ended.then((ended) => (state.exited = ended));
+  if (options.ownProcessGroup) {
+    const stopOnExit = () => { started.child.kill('SIGINT'); };
+    process.on('exit', stopOnExit);
+    void started.ended.then(() => process.off('exit', stopOnExit));
+  }
 
   // Ready when the server says so (its messages are in English: see childEnv) and accepts our
   // login; the login is tried without that line too after a while, in case the wording changes.

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { request } from 'node:http';
 import { cliEnv, clusterDirOf, http, login, printedLogin, runCli, startServe, tempDataDir } from '../helpers/cli.js';
 
 function alive(pid: number): boolean {
@@ -49,4 +50,68 @@ t.test('zero setup: embedded PostgreSQL in the data dir, one serve per data dir'
   t.equal(printedLogin(again.stdout()), null, 'the data dir keeps its tenant: no new login');
   again.child.kill('SIGTERM');
   t.equal(await again.exited, 0);
+});
+
+/** A PATCH /auth/me whose body is still arriving: it holds a graceful shutdown open until finished. */
+function halfSentRequest(url: string, token: string): { finish(): void; answered: Promise<{ status: number; body: any }> } {
+  const body = JSON.stringify({ timezone: 'Europe/Berlin' });
+  let finish = () => {};
+  const answered = new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const req = request(`${url}/api/v1/auth/me`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.write(body.slice(0, 5));
+    finish = () => req.end(body.slice(5));
+  });
+  return { finish: () => finish(), answered };
+}
+
+const waitFor = async (check: () => boolean) => {
+  for (let i = 0; i < 250 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+};
+
+t.test('Ctrl-C reaches the whole process group: the daemon finishes, then stops the embedded database', async (t) => {
+  const dataDir = tempDataDir(t);
+  const env = cliEnv({ HELPDESK_DATA_DIR: dataDir });
+  const postmasterPid = () => Number(readFileSync(join(clusterDirOf(dataDir), 'postmaster.pid'), 'utf8').split('\n')[0]);
+  // Jobs on: the scheduler and the event listener hold connections when the signal comes.
+  const served = await startServe(t, ['--port', '0'], env, { group: true });
+  const admin = printedLogin(served.stdout())!;
+  const token = await login(served.url, 'default', admin.email, admin.password);
+  const postmaster = postmasterPid();
+  const slow = halfSentRequest(served.url, token);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  process.kill(-served.child.pid!, 'SIGINT');
+  await waitFor(() => /shutting down/.test(served.stdout()));
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  slow.finish();
+  const answered = await slow.answered;
+  t.equal(answered.status, 200, 'a request in flight still reads and writes the database');
+  t.equal(answered.body.timezone, 'Europe/Berlin');
+  t.equal(await served.exited, 0, 'exits 0');
+  const output = served.stdout() + served.stderr();
+  t.notMatch(output, /"level":(40|50|60)/, 'no warning or error while stopping');
+  t.notMatch(output, /terminating connection|the database system is shutting down|Acquire connection error/, 'the database was not stopped under the daemon');
+  t.notOk(alive(postmaster), 'the embedded server is stopped');
+  t.notOk(existsSync(join(clusterDirOf(dataDir), 'postmaster.pid')), 'and shut down cleanly');
+
+  // A second Ctrl-C stops at once; the database does not outlive the daemon.
+  const again = await startServe(t, ['--port', '0'], env, { group: true });
+  const second = postmasterPid();
+  const held = halfSentRequest(again.url, token);
+  held.answered.catch(() => undefined);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  process.kill(-again.child.pid!, 'SIGINT');
+  // Signals of one kind do not queue: the second is sent once the first has been taken.
+  await waitFor(() => /shutting down/.test(again.stdout()));
+  process.kill(-again.child.pid!, 'SIGINT');
+  t.equal(await again.exited, 130, 'the second signal exits at once, 128 + SIGINT');
+  await waitFor(() => !alive(second));
+  t.notOk(alive(second), 'the embedded server was told to stop as the daemon exited');
 });

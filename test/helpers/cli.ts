@@ -71,8 +71,8 @@ export function hasTerminal(): boolean {
  * 50 rows and 200 columns (through `script`, which passes SIGTERM on; stdout and stderr then
  * arrive together on stdout, with CRLF line ends).
  */
-function spawnHelpdesk(args: string[], env: Env, terminal: boolean) {
-  if (!terminal) return spawn(process.execPath, [BIN, ...args], { env, cwd: ROOT });
+function spawnHelpdesk(args: string[], env: Env, terminal: boolean, group = false) {
+  if (!terminal) return spawn(process.execPath, [BIN, ...args], { env, cwd: ROOT, detached: group });
   const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
   const command = `stty rows 50 cols 200; exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
   return spawn('script', ['-qfec', command, '/dev/null'], { env: asPersonAtTerminal(env), cwd: ROOT });
@@ -96,6 +96,11 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Run on a pseudo-terminal (see spawnHelpdesk). */
   terminal?: boolean;
+  /**
+   * Lead a process group of its own, as a command at a shell's prompt does, so that a signal to
+   * `-pid` reaches it and every process it started in that group (a Ctrl-C).
+   */
+  group?: boolean;
 }
 
 /** Runs `helpdesk ARGS` to completion. */
@@ -131,8 +136,8 @@ export interface Served {
 
 /** Starts `helpdesk serve ARGS` and waits for its "listening" line; killed at teardown if still running. */
 export function startServe(t: Test, args: string[], env: Env, options: number | RunOptions = {}): Promise<Served> {
-  const { timeoutMs = 45_000, terminal = false } = typeof options === 'number' ? { timeoutMs: options } : options;
-  const child = spawnHelpdesk(['serve', ...args], env, terminal);
+  const { timeoutMs = 45_000, terminal = false, group = false } = typeof options === 'number' ? { timeoutMs: options } : options;
+  const child = spawnHelpdesk(['serve', ...args], env, terminal, group);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk) => (stdout += chunk));
