@@ -1,8 +1,7 @@
 import t from 'tap';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { request } from 'node:http';
-import { cliEnv, clusterDirOf, http, login, printedLogin, runCli, startServe, tempDataDir } from '../helpers/cli.js';
+import { cliEnv, clusterDirOf, halfSentRequest, http, login, printedLogin, runCli, startServe, tempDataDir } from '../helpers/cli.js';
 
 function alive(pid: number): boolean {
   try {
@@ -51,26 +50,6 @@ t.test('zero setup: embedded PostgreSQL in the data dir, one serve per data dir'
   again.child.kill('SIGTERM');
   t.equal(await again.exited, 0);
 });
-
-/** A PATCH /auth/me whose body is still arriving: it holds a graceful shutdown open until finished. */
-function halfSentRequest(url: string, token: string): { finish(): void; answered: Promise<{ status: number; body: any }> } {
-  const body = JSON.stringify({ timezone: 'Europe/Berlin' });
-  let finish = () => {};
-  const answered = new Promise<{ status: number; body: any }>((resolve, reject) => {
-    const req = request(`${url}/api/v1/auth/me`, {
-      method: 'PATCH',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    }, (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-    });
-    req.on('error', reject);
-    req.write(body.slice(0, 5));
-    finish = () => req.end(body.slice(5));
-  });
-  return { finish: () => finish(), answered };
-}
 
 const waitFor = async (check: () => boolean) => {
   for (let i = 0; i < 250 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20));

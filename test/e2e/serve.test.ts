@@ -1,8 +1,7 @@
 import t from 'tap';
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { createTestDatabase } from '../helpers/db.js';
-import { cliEnv, http, login, printedLogin, runCli, startServe, tempDataDir } from '../helpers/cli.js';
+import { cliEnv, halfSentRequest, http, login, printedLogin, runCli, startServe, tempDataDir } from '../helpers/cli.js';
 
 /** Resolves once nothing accepts connections on the port any more (the server began closing). */
 async function refused(port: number, timeoutMs = 10_000): Promise<void> {
@@ -41,25 +40,12 @@ t.test('serve on DATABASE_URL: first-start login, sign-in, graceful SIGTERM, no 
 
   // A request whose body is still arriving when SIGTERM comes must be answered before exit.
   const port = Number(new URL(first.url).port);
-  const body = JSON.stringify({ timezone: 'Europe/Berlin' });
-  const slow = new Promise<{ status: number; body: any }>((resolve, reject) => {
-    const req = request({
-      host: '127.0.0.1', port, method: 'PATCH', path: '/api/v1/auth/me',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    }, (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-    });
-    req.on('error', reject);
-    req.write(body.slice(0, 5));
-    setTimeout(async () => {
-      first.child.kill('SIGTERM');
-      await refused(port).catch(reject);
-      req.end(body.slice(5));
-    }, 200);
-  });
-  const answered = await slow;
+  const slow = halfSentRequest(first.url, token);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  first.child.kill('SIGTERM');
+  await refused(port);
+  slow.finish();
+  const answered = await slow.answered;
   t.equal(answered.status, 200, 'the in-flight request completed');
   t.equal(answered.body.timezone, 'Europe/Berlin');
   t.equal(await first.exited, 0, 'SIGTERM exits 0');

@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { request } from 'node:http';
 import type { Test } from 'tap';
 
 /**
@@ -216,4 +217,24 @@ export async function runCommand(command: { run(argv?: string[], opts?: string):
   const code = process.exitCode ?? 0;
   process.exitCode = undefined;
   return { code, stdout, stderr, json: () => JSON.parse(stdout) };
+}
+
+/** A PATCH /auth/me whose body is still arriving: it holds a graceful shutdown open until finished. */
+export function halfSentRequest(url: string, token: string): { finish(): void; answered: Promise<{ status: number; body: any }> } {
+  const body = JSON.stringify({ timezone: 'Europe/Berlin' });
+  let finish = () => {};
+  const answered = new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const req = request(`${url}/api/v1/auth/me`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.write(body.slice(0, 5));
+    finish = () => req.end(body.slice(5));
+  });
+  return { finish: () => finish(), answered };
 }
