@@ -24,7 +24,7 @@ interface ResultInternals {
 interface Described { fields: unknown[]; parsers: unknown[] | undefined; empty: object | null }
 
 /** pg's connection, as this module uses it (the map is ours, kept on the connection it describes). */
-export interface DescribingConnection {
+interface DescribingConnection {
   parsedStatements: Record<string, string>;
   describedStatements?: Map<string, Described>;
   bind(config: { portal?: string; statement?: string; values: unknown[]; binary?: boolean; valueMapper?: unknown }): void;
@@ -62,11 +62,12 @@ export class DescribedOnceQuery extends PgQuery {
   }
 
   override prepare(connection: DescribingConnection): void {
-    const known = this.cacheable() && connection.parsedStatements[this.name!] === this.text
+    const cacheable = !!this.name && this.types === undefined && !this.binary && !this.rows;
+    const known = cacheable && connection.parsedStatements[this.name!] === this.text
       ? connection.describedStatements?.get(this.name!)
       : undefined;
     if (!known) {
-      this.describing = this.cacheable() ? connection : undefined;
+      this.describing = cacheable ? connection : undefined;
       super.prepare(connection);
       return;
     }
@@ -98,9 +99,5 @@ export class DescribedOnceQuery extends PgQuery {
       parsers: this._result._parsers,
       empty: this._result._prebuiltEmptyResultObject,
     });
-  }
-
-  private cacheable(): boolean {
-    return !!this.name && this.types === undefined && !this.binary && !this.rows;
   }
 }

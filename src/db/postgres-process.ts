@@ -124,7 +124,6 @@ const STOP_TIMEOUT_MS = 30_000;
  * the server is told to stop as we exit, so it does not outlive us.
  */
 export async function startPostgres(spec: PostgresSpec, options: { ownProcessGroup?: boolean } = {}): Promise<RunningPostgres> {
-  const readyTimeoutMs = READY_TIMEOUT_MS;
   const started = run(
     spec.binaries.postgres,
     ['-D', spec.clusterDir, '-p', String(spec.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
@@ -148,9 +147,9 @@ export async function startPostgres(spec: PostgresSpec, options: { ownProcessGro
     if (state.exited) throw failure('postgres', spec.binaries.postgres, started, state.exited, spec);
     const saysReady = started.output().includes('database system is ready to accept connections');
     if ((saysReady || Date.now() - begun > 5_000) && (await canConnect(url, 1000))) break;
-    if (Date.now() - begun > readyTimeoutMs) {
+    if (Date.now() - begun > READY_TIMEOUT_MS) {
       await stopChild(started);
-      throw embeddedFailure('start_timeout', `PostgreSQL did not accept connections on port ${spec.port} within ${readyTimeoutMs / 1000} s. Its last words: ${started.output().trim().split('\n').slice(-3).join(' ') || 'none'}.`, {
+      throw embeddedFailure('start_timeout', `PostgreSQL did not accept connections on port ${spec.port} within ${READY_TIMEOUT_MS / 1000} s. Its last words: ${started.output().trim().split('\n').slice(-3).join(' ') || 'none'}.`, {
         cluster: spec.clusterDir,
         port: spec.port,
       });

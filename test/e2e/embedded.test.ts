@@ -1,6 +1,7 @@
 import t from 'tap';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { eventually } from '../helpers/eventually.js';
 import { cliEnv, clusterDirOf, halfSentRequest, http, login, printedLogin, runCli, startServe, tempDataDir } from '../helpers/cli.js';
 
 function alive(pid: number): boolean {
@@ -51,10 +52,6 @@ t.test('zero setup: embedded PostgreSQL in the data dir, one serve per data dir'
   t.equal(await again.exited, 0);
 });
 
-const waitFor = async (check: () => boolean) => {
-  for (let i = 0; i < 250 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-};
-
 t.test('Ctrl-C reaches the whole process group: the daemon finishes, then stops the embedded database', async (t) => {
   const dataDir = tempDataDir(t);
   const env = cliEnv({ HELPDESK_DATA_DIR: dataDir });
@@ -67,7 +64,7 @@ t.test('Ctrl-C reaches the whole process group: the daemon finishes, then stops 
   const slow = halfSentRequest(served.url, token);
   await new Promise((resolve) => setTimeout(resolve, 200));
   process.kill(-served.child.pid!, 'SIGINT');
-  await waitFor(() => /shutting down/.test(served.stdout()));
+  await eventually(() => /shutting down/.test(served.stdout()));
   await new Promise((resolve) => setTimeout(resolve, 500));
   slow.finish();
   const answered = await slow.answered;
@@ -88,9 +85,9 @@ t.test('Ctrl-C reaches the whole process group: the daemon finishes, then stops 
   await new Promise((resolve) => setTimeout(resolve, 200));
   process.kill(-again.child.pid!, 'SIGINT');
   // Signals of one kind do not queue: the second is sent once the first has been taken.
-  await waitFor(() => /shutting down/.test(again.stdout()));
+  await eventually(() => /shutting down/.test(again.stdout()));
   process.kill(-again.child.pid!, 'SIGINT');
   t.equal(await again.exited, 130, 'the second signal exits at once, 128 + SIGINT');
-  await waitFor(() => !alive(second));
+  await eventually(() => !alive(second), 15_000);
   t.notOk(alive(second), 'the embedded server was told to stop as the daemon exited');
 });

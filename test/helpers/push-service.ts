@@ -116,13 +116,3 @@ export class FakePushService {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 }
-
-/** Waits until `check` holds (pushes are sent after commit, off the request). */
-export async function eventually(check: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return check();
-}

@@ -2,17 +2,20 @@ import type { Test } from 'tap';
 import { createDb, type Knex } from '../../src/db/connection.js';
 import { createTestDatabase } from './db.js';
 
+/** Counts the server's `message` answers (pg's event names: `readyForQuery`, `rowDescription`) on a pool of one connection. */
+export async function messageCounter(db: Knex, message: string): Promise<() => number> {
+  const connection = await db.client.acquireConnection() as { connection: { on(event: string, fn: () => void): void } };
+  let count = 0;
+  connection.connection.on(message, () => { count++; });
+  await db.client.releaseConnection(connection);
+  return () => count;
+}
+
 /**
  * Counts the round trips of a pool of one connection, as the server's ReadyForQuery answers (one
  * per Sync or simple query): for tests that hold the knex client to how many a statement takes.
  */
-export async function roundTripCounter(db: Knex): Promise<() => number> {
-  const connection = await db.client.acquireConnection() as { connection: { on(event: string, fn: () => void): void } };
-  let count = 0;
-  connection.connection.on('readyForQuery', () => { count++; });
-  await db.client.releaseConnection(connection);
-  return () => count;
-}
+export const roundTripCounter = (db: Knex) => messageCounter(db, 'readyForQuery');
 
 /** A fresh database on a pool of one connection, with a `widgets` table (`tableSql`), and its round-trip counter. */
 export async function widgetsDb(t: Test, tableSql = 'CREATE TABLE widgets (id integer PRIMARY KEY, name text NOT NULL)'): Promise<{ db: Knex; roundTrips: () => number }> {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { widgetsDb } from '../../helpers/round-trips.js';
+import { messageCounter, widgetsDb } from '../../helpers/round-trips.js';
 import type { Knex } from '../../../src/db/connection.js';
 import { prepared } from '../../../src/db/prepared.js';
 
@@ -11,14 +11,6 @@ import { prepared } from '../../../src/db/prepared.js';
 const WIDGETS = `CREATE TABLE widgets (id integer PRIMARY KEY, name text NOT NULL, made_at timestamptz,
   meta jsonb, tags text[], weight numeric)`;
 
-async function descriptionCounter(db: Knex): Promise<() => number> {
-  const connection = await db.client.acquireConnection() as { connection: { on(event: string, fn: () => void): void } };
-  let count = 0;
-  connection.connection.on('rowDescription', () => { count++; });
-  await db.client.releaseConnection(connection);
-  return () => count;
-}
-
 const byId = (db: Knex, id: number) => prepared(db('widgets').where({ id }).select('*'));
 
 t.test('a named statement is described on its first execution only, and reads the same rows after', async (t) => {
@@ -27,7 +19,7 @@ t.test('a named statement is described on its first execution only, and reads th
     { id: 1, name: 'one', made_at: new Date('2026-12-03T08:00:00.123Z'), meta: { a: [1, 2] }, tags: ['x', 'y'], weight: '1.50' },
     { id: 2, name: 'two', made_at: null, meta: null, tags: null, weight: null },
   ]);
-  const descriptions = await descriptionCounter(db);
+  const descriptions = await messageCounter(db, 'rowDescription');
   const expected = {
     1: [{ id: 1, name: 'one', made_at: new Date('2026-12-03T08:00:00.123Z'), meta: { a: [1, 2] }, tags: ['x', 'y'], weight: '1.50' }],
     2: [{ id: 2, name: 'two', made_at: null, meta: null, tags: null, weight: null }],

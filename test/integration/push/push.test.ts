@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import { call, testApp, tenantFixture, userFixture } from '../../helpers/app.js';
 import { openTicket, vocab } from '../../helpers/tickets.js';
-import { eventually, FakePushService, type FakeBrowser } from '../../helpers/push-service.js';
+import { FakePushService, type FakeBrowser } from '../../helpers/push-service.js';
+import { eventually } from '../../helpers/eventually.js';
 import { runJob } from '../../../src/jobs/runner.js';
 import { DAYS } from '../../../src/push/schemas.js';
 
