@@ -77,8 +77,9 @@ export function databaseCpu(): number | null {
 
 /** Whether a database URL points at this machine, so its server's processes can be read. */
 export function isLocalDatabase(url: string): boolean {
-  const host = new URL(url).hostname;
-  return host === '' || host === 'localhost' || host === '127.0.0.1' || host === '[::1]' || host === '::1';
+  const host = decodeURIComponent(new URL(url).hostname);
+  // A socket directory (`postgres://user@%2Fvar%2Frun%2Fpostgresql/db`) is always this machine.
+  return host.startsWith('/') || host === '' || host === 'localhost' || host === '127.0.0.1' || host === '[::1]' || host === '::1';
 }
 
 /** CPU seconds so far of the daemon, the local database server and this process. */
