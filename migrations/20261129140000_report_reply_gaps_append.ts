@@ -34,27 +34,48 @@ export async function down(knex: Knex): Promise<void> {
   `);
 }
 
+/**
+ * The ticket's latest reply gap into `latest` (the index's last entry of the ticket), for the reply
+ * in the PL/pgSQL record `row`; also used by migration 20261204010000. `indent` starts each line.
+ */
+export function latestReplyGap(row: string, indent: string): string {
+  return [
+    `SELECT g.at, g.message_id, g.earlier_hours INTO latest FROM report_reply_gaps g`,
+    ` WHERE g.tenant_id = ${row}.tenant_id AND g.ticket_id = ${row}.ticket_id`,
+    ` ORDER BY g.at DESC, g.message_id DESC LIMIT 1;`,
+  ].map((line) => indent + line).join('\n');
+}
+
+/**
+ * The gap row of the reply in record `row`, appended after `latest` (latestReplyGap): the hours
+ * before it are those before the latest reply and the latest reply's hour of the week
+ * (report_hour_of_week, written out: a SQL function call here is set up anew in every transaction).
+ */
+export function appendReplyGap(row: string, indent: string): string {
+  return [
+    `INSERT INTO report_reply_gaps (tenant_id, message_id, ticket_id, author_id, at, prev_at, prev_author_at, earlier_hours)`,
+    `VALUES (${row}.tenant_id, ${row}.id, ${row}.ticket_id, ${row}.author_id, ${row}.created_at, latest.at,`,
+    `        (SELECT g.at FROM report_reply_gaps g`,
+    `          WHERE g.tenant_id = ${row}.tenant_id AND g.ticket_id = ${row}.ticket_id`,
+    `            AND g.author_id IS NOT DISTINCT FROM ${row}.author_id`,
+    `          ORDER BY g.at DESC, g.message_id DESC LIMIT 1),`,
+    `        CASE WHEN latest.at IS NULL THEN repeat('0', 168)::bit(168)`,
+    `             ELSE latest.earlier_hours | set_bit(repeat('0', 168)::bit(168),`,
+    `                    mod(floor(extract(epoch FROM latest.at) / 3600)::bigint, 168)::integer, 1) END);`,
+  ].map((line) => indent + line).join('\n');
+}
+
 /** One public staff reply after every other reply of its ticket: its row, written directly. */
 const APPEND_PATH = `      IF TG_OP = 'INSERT' AND cardinality(tickets) = 1 THEN
         SELECT n.tenant_id, n.id, n.ticket_id, n.author_id, n.created_at INTO reply
           FROM new_rows n WHERE n.is_agent AND NOT n.is_private;
         -- The ticket's latest reply (the index's last entry of the ticket).
-        SELECT g.at, g.message_id, g.earlier_hours INTO latest FROM report_reply_gaps g
-         WHERE g.tenant_id = reply.tenant_id AND g.ticket_id = reply.ticket_id
-         ORDER BY g.at DESC, g.message_id DESC LIMIT 1;
+${latestReplyGap('reply', '        ')}
         IF latest.at IS NULL OR (latest.at, latest.message_id) < (reply.created_at, reply.id) THEN
           -- The hours before the new reply: those before the latest one, and the latest one's hour
           -- of the week (report_hour_of_week, written out: a SQL function call here is set up anew
           -- in every transaction).
-          INSERT INTO report_reply_gaps (tenant_id, message_id, ticket_id, author_id, at, prev_at, prev_author_at, earlier_hours)
-          VALUES (reply.tenant_id, reply.id, reply.ticket_id, reply.author_id, reply.created_at, latest.at,
-                  (SELECT g.at FROM report_reply_gaps g
-                    WHERE g.tenant_id = reply.tenant_id AND g.ticket_id = reply.ticket_id
-                      AND g.author_id IS NOT DISTINCT FROM reply.author_id
-                    ORDER BY g.at DESC, g.message_id DESC LIMIT 1),
-                  CASE WHEN latest.at IS NULL THEN repeat('0', 168)::bit(168)
-                       ELSE latest.earlier_hours | set_bit(repeat('0', 168)::bit(168),
-                              mod(floor(extract(epoch FROM latest.at) / 3600)::bigint, 168)::integer, 1) END);
+${appendReplyGap('reply', '          ')}
           RETURN NULL;
         END IF;
       END IF;

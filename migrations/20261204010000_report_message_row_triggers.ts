@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { appendReplyGap, latestReplyGap } from './20261129140000_report_reply_gaps_append.js';
 
 /**
  * The reports' work on a new message, as one row trigger with a `WHEN` condition.
@@ -51,23 +52,10 @@ export async function up(knex: Knex): Promise<void> {
         FROM unnest(ARRAY[NEW.created_at,
                           (SELECT t.created_at FROM tickets t WHERE t.tenant_id = NEW.tenant_id AND t.id = NEW.ticket_id)]) AS x(at)
        WHERE x.at IS NOT NULL;
-      -- The ticket's latest reply (the gaps' ticket index's last entry of the ticket).
-      SELECT g.at, g.message_id, g.earlier_hours INTO latest FROM report_reply_gaps g
-       WHERE g.tenant_id = NEW.tenant_id AND g.ticket_id = NEW.ticket_id
-       ORDER BY g.at DESC, g.message_id DESC LIMIT 1;
+      -- The ticket's latest reply; NEW is appended after it when it comes later.
+${latestReplyGap('NEW', '      ')}
       IF latest.at IS NULL OR (latest.at, latest.message_id) < (NEW.created_at, NEW.id) THEN
-        -- Appended: the hours before it are those before the latest reply and the latest reply's
-        -- hour of the week (report_hour_of_week, written out: a SQL function call here is set up
-        -- anew in every transaction).
-        INSERT INTO report_reply_gaps (tenant_id, message_id, ticket_id, author_id, at, prev_at, prev_author_at, earlier_hours)
-        VALUES (NEW.tenant_id, NEW.id, NEW.ticket_id, NEW.author_id, NEW.created_at, latest.at,
-                (SELECT g.at FROM report_reply_gaps g
-                  WHERE g.tenant_id = NEW.tenant_id AND g.ticket_id = NEW.ticket_id
-                    AND g.author_id IS NOT DISTINCT FROM NEW.author_id
-                  ORDER BY g.at DESC, g.message_id DESC LIMIT 1),
-                CASE WHEN latest.at IS NULL THEN repeat('0', 168)::bit(168)
-                     ELSE latest.earlier_hours | set_bit(repeat('0', 168)::bit(168),
-                            mod(floor(extract(epoch FROM latest.at) / 3600)::bigint, 168)::integer, 1) END);
+${appendReplyGap('NEW', '        ')}
       ELSE
         PERFORM report_reply_gaps_resync(ARRAY[NEW.tenant_id], ARRAY[NEW.ticket_id]);
       END IF;
