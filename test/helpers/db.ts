@@ -49,6 +49,16 @@ export async function databaseMigratedTo(t: Test, lastSuffix: string): Promise<K
   }
 }
 
+/**
+ * The distinct hours the reports' triggers have marked dirty for the tenant (ISO strings, in
+ * order), and the marks cleared, so that the next call shows only what came after.
+ */
+export async function takeDirtyHours(db: Knex, tenantId: string): Promise<string[]> {
+  const rows = await db('report_rollup_dirty').where({ tenant_id: tenantId }).distinct('hour').orderBy('hour');
+  await db('report_rollup_dirty').where({ tenant_id: tenantId }).delete();
+  return rows.map((r: { hour: Date }) => r.hour.toISOString());
+}
+
 /** What `deskRows` wrote: a tenant, its agents and customer, two statuses and two priorities. */
 export interface DeskRows {
   tenantId: string;

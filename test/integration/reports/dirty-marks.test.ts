@@ -1,6 +1,6 @@
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
-import { createTestDatabase, deskRows } from '../../helpers/db.js';
+import { createTestDatabase, deskRows, takeDirtyHours } from '../../helpers/db.js';
 import { createDb } from '../../../src/db/connection.js';
 
 /**
@@ -21,11 +21,7 @@ t.test('an update marks the ticket\'s hours only when a report input changed', a
     requester_id: customerId, assigned_agent_id: agentId, channel: 'api', sla, ...stamps,
   });
   const ticket = () => db('tickets').where({ tenant_id: tenantId, id: ticketId });
-  const marks = async () => {
-    const rows = await db('report_rollup_dirty').where({ tenant_id: tenantId }).distinct('hour').orderBy('hour');
-    await db('report_rollup_dirty').where({ tenant_id: tenantId }).delete();
-    return rows.map((r: { hour: Date }) => r.hour.toISOString());
-  };
+  const marks = () => takeDirtyHours(db, tenantId);
   t.same(await marks(), ['2026-11-02T10:00:00.000Z'], 'a new ticket marks its creation hour');
 
   const later = new Date('2026-11-03T08:00:00Z');
@@ -87,11 +83,7 @@ t.test('a ticket\'s team and priority mark the hours of what hangs off the ticke
   const event = (type: string, data: Record<string, unknown>) => ({
     tenant_id: tenantId, id: randomUUID(), type, ticket_id: ticketId, subject_type: 'ticket', subject_id: ticketId, data, created_at: created,
   });
-  const marks = async () => {
-    const rows = await db('report_rollup_dirty').where({ tenant_id: tenantId }).distinct('hour').orderBy('hour');
-    await db('report_rollup_dirty').where({ tenant_id: tenantId }).delete();
-    return rows.map((r: { hour: Date }) => r.hour.toISOString());
-  };
+  const marks = () => takeDirtyHours(db, tenantId);
   await marks();
 
   await db('events').insert(event('ticket.updated', { at: '2026-11-07T08:00:00Z' }));

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { createTestDatabase, databaseMigratedTo, deskRows } from '../../helpers/db.js';
+import { createTestDatabase, databaseMigratedTo, deskRows, takeDirtyHours } from '../../helpers/db.js';
 import { createDb } from '../../../src/db/connection.js';
 import { migrateNext, migrateRollback } from '../../../src/db/migrations.js';
 
@@ -25,16 +25,17 @@ async function desk(db: Knex) {
     author_id: kind === 'customer' ? customerId : agentId, author_name: 'X', is_agent: kind !== 'customer', channel: 'api',
     created_at: new Date(iso),
   });
-  /** The distinct dirty hours since the last call (which it clears). */
-  const marks = async () => {
-    const rows = await db('report_rollup_dirty').where({ tenant_id: tenantId }).distinct('hour').orderBy('hour');
-    await db('report_rollup_dirty').where({ tenant_id: tenantId }).delete();
-    return rows.map((r: { hour: Date }) => r.hour.toISOString());
-  };
+  const marks = () => takeDirtyHours(db, tenantId);
   const gaps = async () => (await db('report_reply_gaps').where({ tenant_id: tenantId }).orderBy('at').select('message_id', 'prev_at'))
     .map((g: { message_id: string; prev_at: Date | null }) => ({ message_id: g.message_id, prev_at: g.prev_at?.toISOString() ?? null }));
   await marks();
   return { message, marks, gaps };
+}
+
+/** Whether the reply-gap statement function still holds its INSERT-only append path. */
+async function syncAppends(db: Knex): Promise<boolean> {
+  const { rows } = await db.raw(`SELECT prosrc FROM pg_proc WHERE proname = 'report_reply_gaps_sync'`);
+  return (rows[0].prosrc as string).includes('INSERT INTO report_reply_gaps');
 }
 
 /** The INSERT triggers of `messages` that capture the statement's new rows as a transition table. */
@@ -77,6 +78,7 @@ t.test('the migration rolls back alone to the statement triggers, and applies ag
   t.match(await migrateRollback(db), [/_report_message_row_triggers$/]);
   t.same(await insertTransitionTriggers(db), ['report_dirty_agent_messages_ins', 'report_dirty_messages_ins', 'report_reply_gaps_ins'],
     'the three statement triggers are back');
+  t.ok(await syncAppends(db), 'with the reply-gap function\'s append path');
   const before = await desk(db);
   const reply = before.message('2026-11-03T09:15:00Z', 'reply');
   await db('messages').insert([before.message('2026-11-02T11:05:00Z', 'customer'), reply]);
@@ -85,6 +87,7 @@ t.test('the migration rolls back alone to the statement triggers, and applies ag
 
   t.match(await migrateNext(db), /_report_message_row_triggers$/);
   t.same(await insertTransitionTriggers(db), [], 'applied again, the row trigger replaces them');
+  t.notOk(await syncAppends(db), 'and the reply-gap function, left to updates and deletes, has no append path');
   const after = await desk(db);
   await db('messages').insert(after.message('2026-11-03T09:15:00Z', 'reply'));
   t.same(await after.marks(), ['2026-11-02T10:00:00.000Z', '2026-11-03T09:00:00.000Z'], 'and marks the reply\'s hours');
