@@ -81,8 +81,11 @@ ${appendReplyGap('reply', '          ')}
       END IF;
 `;
 
-/** The trigger function; without `append`, the earlier one (migration 20261128180000), for `down`. */
-function syncFunction(append: boolean): string {
+/**
+ * The trigger function; without `append`, the earlier one (migration 20261128180000), for `down`
+ * and for migration 20261204010000, after which only updates and deletes call it.
+ */
+export function syncFunction(append: boolean): string {
   return `CREATE OR REPLACE FUNCTION report_reply_gaps_sync() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE
       tenants uuid[] := '{}';

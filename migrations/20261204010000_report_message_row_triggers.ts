@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { appendReplyGap, latestReplyGap } from './20261129140000_report_reply_gaps_append.js';
+import { appendReplyGap, latestReplyGap, syncFunction } from './20261129140000_report_reply_gaps_append.js';
 
 /**
  * The reports' work on a new message, as one row trigger with a `WHEN` condition.
@@ -29,7 +29,9 @@ import { appendReplyGap, latestReplyGap } from './20261129140000_report_reply_ga
  *
  * Updates and deletes keep their statement triggers (rare, and a reply's edit can move it among
  * the others). The functions of the replaced INSERT triggers stay: the UPDATE and DELETE triggers
- * use them, and `down` attaches them again.
+ * use them, and `down` attaches them again. The reply-gap function, called by updates and deletes
+ * alone from now on, goes back to its form without the INSERT-only append path (migration
+ * 20261128180000's), which `down` restores.
  */
 const REPLACED = [
   ['report_dirty_agent_messages_ins', 'report_dirty_agent_messages'],
@@ -40,6 +42,7 @@ const REPLACED = [
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     ${REPLACED.map(([trigger]) => `DROP TRIGGER ${trigger} ON messages;`).join('\n    ')}
+    ${syncFunction(false)}
 
     CREATE FUNCTION report_message_row_ins() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE
@@ -71,6 +74,7 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw(`
     DROP TRIGGER report_message_row_ins ON messages;
     DROP FUNCTION report_message_row_ins();
+    ${syncFunction(true)}
     ${REPLACED.map(([trigger, fn]) => `CREATE TRIGGER ${trigger} AFTER INSERT ON messages REFERENCING NEW TABLE AS new_rows
       FOR EACH STATEMENT EXECUTE FUNCTION ${fn}();`).join('\n    ')}
   `);
