@@ -28,6 +28,7 @@ import { migrateLatest } from '../src/db/migrations.js';
 import { wireDomain } from '../src/wiring.js';
 import { benchApiKey, readSeedInfo, seed, suiteDatabaseName } from './suite/seed.js';
 import { cpuPerRequest, isLocalDatabase, sampleCpu, type CpuPerRequest } from './suite/cpu.js';
+import { sampleSchedule, scheduleShares, type ScheduleShares } from './suite/scheduling.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const args = process.argv.slice(2);
@@ -60,8 +61,18 @@ interface Figure {
   ratio: number | null;
   /** CPU milliseconds per request of the measured run (bench/suite/cpu.ts); null where not readable. */
   cpu: CpuPerRequest | null;
+  /** Shares of the measured run's wall time: the daemon's thread running, waiting for a core; the machine idle (bench/suite/scheduling.ts). */
+  schedule: ScheduleShares | null;
   /** The daemon's peak RSS so far, read when the scenario ended: which scenario raised it. */
   peak_rss_mb: number | null;
+}
+
+const percent = (share: number | null) => (share === null ? 'n/a' : `${Math.round(share * 100)} %`);
+
+/** The daemon's thread and the machine over the run; empty where /proc is not readable. */
+function describeSchedule(s: ScheduleShares): string {
+  if (s.daemon_thread_running === null && s.machine_idle === null) return '';
+  return `\n    daemon thread: running ${percent(s.daemon_thread_running)}, waiting for a core ${percent(s.daemon_thread_waiting)}; machine idle ${percent(s.machine_idle)}`;
 }
 
 function log(message: string) {
@@ -244,7 +255,7 @@ async function main(): Promise<void> {
     const figures: Figure[] = [];
     const localDatabase = isLocalDatabase(databaseUrl);
     const ms = (value: number | null) => (value === null ? 'n/a' : value.toFixed(2));
-    const skipped: Figure = { name: '', connections: 0, rps: 0, p50: 0, p99: 0, requests: 0, errors: 0, budget: '', met: null, ratio: null, cpu: null, peak_rss_mb: null };
+    const skipped: Figure = { name: '', connections: 0, rps: 0, p50: 0, p99: 0, requests: 0, errors: 0, budget: '', met: null, ratio: null, cpu: null, schedule: null, peak_rss_mb: null };
     // `plain`: no credential and no body type, as a load balancer's health check asks (with a bearer
     // token even healthz would look the token up, and the baseline would include a database read).
     const run = async (key: string, label: string, connections: number, request: CannonRequest, plain = false): Promise<Figure> => {
@@ -260,15 +271,17 @@ async function main(): Promise<void> {
       else await answer.arrayBuffer();
       if (warmup) await autocannon({ ...options, duration: warmup });
       const cpuBefore = sampleCpu(pid, localDatabase);
+      const scheduleBefore = sampleSchedule(pid);
       const result = await autocannon({ ...options, duration: seconds });
+      const schedule = scheduleShares(scheduleBefore, sampleSchedule(pid));
       const cpu = cpuPerRequest(cpuBefore, sampleCpu(pid, localDatabase), result.requests.total);
       const errors = result.errors + result.timeouts + result.non2xx + (smokeFailed ? 1 : 0);
       const figure: Figure = {
         name: label, connections, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99,
-        requests: result.requests.total, errors, budget: '', met: null, ratio: null, cpu, peak_rss_mb: peakRssMb(pid),
+        requests: result.requests.total, errors, budget: '', met: null, ratio: null, cpu, schedule, peak_rss_mb: peakRssMb(pid),
       };
       figures.push(figure);
-      log(`  ${label.padEnd(34)} ${String(figure.rps).padStart(6)} req/s  p50 ${String(figure.p50).padStart(4)} ms  p99 ${String(figure.p99).padStart(4)} ms  errors ${errors}${cpu ? `  CPU ms/request: daemon ${ms(cpu.daemon_ms)}, database ${ms(cpu.database_ms)}, load ${ms(cpu.load_generator_ms)}` : ''}${figure.peak_rss_mb === null ? '' : `  peak RSS ${figure.peak_rss_mb.toFixed(0)} MB`}`);
+      log(`  ${label.padEnd(34)} ${String(figure.rps).padStart(6)} req/s  p50 ${String(figure.p50).padStart(4)} ms  p99 ${String(figure.p99).padStart(4)} ms  errors ${errors}${cpu ? `  CPU ms/request: daemon ${ms(cpu.daemon_ms)}, database ${ms(cpu.database_ms)}, load ${ms(cpu.load_generator_ms)}` : ''}${figure.peak_rss_mb === null ? '' : `  peak RSS ${figure.peak_rss_mb.toFixed(0)} MB`}${describeSchedule(schedule)}`);
       if (errors) log(`    status codes: ${JSON.stringify(result.statusCodeStats)}\n${daemon!.stderr().slice(-2000)}`);
       return figure;
     };

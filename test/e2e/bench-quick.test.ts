@@ -35,7 +35,10 @@ t.test('bench --quick: seeds, drives every scenario without a failed request, wr
   t.equal(code, 0, 'the suite exits 0');
   const written = JSON.parse(readFileSync(results, 'utf8')) as {
     quick: boolean; errors: number; rss: { value_mb: number | null };
-    scenarios: Array<{ name: string; errors: number; requests: number; cpu: { daemon_ms: number | null; database_ms: number | null } | null }>;
+    scenarios: Array<{
+      name: string; errors: number; requests: number; cpu: { daemon_ms: number | null; database_ms: number | null } | null;
+      schedule: { daemon_thread_running: number | null; daemon_thread_waiting: number | null; machine_idle: number | null } | null;
+    }>;
   };
   t.equal(written.quick, true);
   t.equal(written.errors, 0, 'no request failed');
@@ -54,5 +57,13 @@ t.test('bench --quick: seeds, drives every scenario without a failed request, wr
     }
     const create = written.scenarios.find((s) => s.name === 'POST /tickets')!;
     if (create.requests > 0) t.ok((create.cpu?.database_ms ?? 0) > 0, 'a create costs the database server CPU');
+    // Where the daemon's thread spent each scenario: shares of its wall time, and the machine's idle share.
+    for (const s of written.scenarios.filter((s) => s.requests > 0)) {
+      const { daemon_thread_running: running, daemon_thread_waiting: waiting, machine_idle: idle } = s.schedule ?? {};
+      t.ok(typeof running === 'number' && running > 0 && running <= 1.05, `${s.name}: the daemon's thread ran (${running})`);
+      t.ok(typeof waiting === 'number' && waiting >= 0 && running! + waiting <= 1.1, `${s.name}: its wait for a core (${waiting})`);
+      t.ok(typeof idle === 'number' && idle >= 0 && idle <= 1, `${s.name}: the machine's idle share (${idle})`);
+    }
+    t.match(output, /daemon thread: running \d+ %, waiting for a core \d+ %; machine idle \d+ %/, 'prints them under each scenario');
   }
 });
