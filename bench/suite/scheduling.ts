@@ -63,17 +63,19 @@ export function sampleSchedule(daemonPid: number): ScheduleSample {
   };
 }
 
+/** `part / whole` to three decimals; null when there is no whole to divide by. */
+function ratio(part: number, whole: number): number | null {
+  return whole > 0 ? Math.round((part / whole) * 1000) / 1000 : null;
+}
+
 /** What share of the wall time between two samples the thread ran, waited, and the machine idled. */
 export function scheduleShares(before: ScheduleSample, after: ScheduleSample): ScheduleShares {
   const wallNs = Number(after.at - before.at);
-  const share = (value: number) => Math.round((value / wallNs) * 1000) / 1000;
-  const thread = before.mainThread && after.mainThread && wallNs > 0
-    ? { running: share(after.mainThread.runningNs - before.mainThread.runningNs), waiting: share(after.mainThread.waitingNs - before.mainThread.waitingNs) }
-    : null;
-  const ticks = before.machine && after.machine ? after.machine.total - before.machine.total : 0;
+  const thread = before.mainThread && after.mainThread;
+  const machine = before.machine && after.machine;
   return {
-    daemon_thread_running: thread?.running ?? null,
-    daemon_thread_waiting: thread?.waiting ?? null,
-    machine_idle: ticks > 0 ? Math.round(((after.machine!.idle - before.machine!.idle) / ticks) * 1000) / 1000 : null,
+    daemon_thread_running: thread ? ratio(after.mainThread!.runningNs - before.mainThread!.runningNs, wallNs) : null,
+    daemon_thread_waiting: thread ? ratio(after.mainThread!.waitingNs - before.mainThread!.waitingNs, wallNs) : null,
+    machine_idle: machine ? ratio(after.machine!.idle - before.machine!.idle, after.machine!.total - before.machine!.total) : null,
   };
 }
