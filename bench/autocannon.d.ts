@@ -16,6 +16,8 @@ declare module 'autocannon' {
     body?: string;
     requests?: Request[];
     timeout?: number;
+    /** Requests per second across all connections. */
+    overallRate?: number;
   }
   interface Histogram { average: number; mean: number; p50: number; p90: number; p99: number; max: number; total: number }
   interface Result {
