@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { WithInsert } from './insert-statement.js';
 import { tenantRow } from './tenant-scope.js';
 
 /**
@@ -13,13 +13,11 @@ export interface CompanionRows {
   rows: Array<Record<string, unknown>>;
 }
 
-/** `query` with each companion that has rows added as `companion_<n>`, every row ctx's tenant's (`tenantRow`). */
-export function withCompanionRows(query: Knex.QueryBuilder, companions: readonly CompanionRows[], ctx: { tenantId: string; now: Date }): Knex.QueryBuilder {
-  let index = 0;
-  for (const companion of companions) {
-    if (!companion.rows.length) continue;
-    const rows = companion.rows.map((row) => tenantRow(ctx, row));
-    query = query.with(`companion_${index++}`, (qb) => qb.insert(rows).into(companion.table));
-  }
-  return query;
+/** Each companion that has rows as a `WITH companion_<n>` insert, every row ctx's tenant's (`tenantRow`). */
+export function companionInserts(companions: readonly CompanionRows[], ctx: { tenantId: string; now: Date }): WithInsert[] {
+  return companions.filter((companion) => companion.rows.length).map((companion, index) => ({
+    name: `companion_${index}`,
+    table: companion.table,
+    rows: companion.rows.map((row) => tenantRow(ctx, row)),
+  }));
 }

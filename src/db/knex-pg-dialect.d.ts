@@ -4,5 +4,6 @@ declare module 'knex/lib/dialects/postgres/index.js' {
     constructor(config: unknown);
     _query(connection: unknown, obj: unknown): Promise<unknown>;
     releaseConnection(connection: unknown): Promise<void>;
+    positionBindings(sql: string): string;
   }
 }

@@ -1,7 +1,8 @@
 import { Model, type ModelClass, type QueryBuilderType } from 'objection';
 import type { Ctx } from '../core/context.js';
 import { prepared } from './prepared.js';
-import { withCompanionRows, type CompanionRows } from './companion-rows.js';
+import { companionInserts, type CompanionRows } from './companion-rows.js';
+import { insertStatement } from './insert-statement.js';
 import { scoped, tenantRow } from './tenant-scope.js';
 
 /** What a tenant-scoped query needs from a context. */
@@ -30,7 +31,7 @@ export class TenantModel extends Model {
   /** One row of this tenant by id, or undefined (another tenant's id is simply not found). */
   static async findIn<M extends TenantModel>(this: TenantModelClass<M>, ctx: Scope, id: string): Promise<M | undefined> {
     // A lookup by key: one plan fits every id, so the statement is prepared once per connection.
-    // Built with knex, as insertIn below.
+    // Built with knex rather than objection (see insertIn below).
     const row = await prepared(scoped(ctx, this.tableName).where(`${this.tableName}.id`, id).first());
     return row ? (this.fromDatabaseJson(row) as M) : undefined;
   }
@@ -40,17 +41,17 @@ export class TenantModel extends Model {
    * `companions`: rows of other tables written by the same statement (src/db/companion-rows.ts),
    * for ctx's tenant, as given otherwise (no model's JSON columns), and not returned.
    *
-   * Built with knex and read back with `fromDatabaseJson`: objection's query builder added ~85 µs
+   * Compiled once per shape (src/db/insert-statement.ts) and read back with `fromDatabaseJson`: objection's query builder added ~85 µs
    * of CPU to each insert (and ~65 µs to each findIn) for nothing these statements use
    * (docs/performance.md). The row is formatted for the database by objection's own
    * `$formatDatabaseJson` (JSON attributes as JSON text), as its insert would.
    */
   static async insertIn<M extends TenantModel>(this: TenantModelClass<M>, ctx: Scope & { now: Date }, row: Record<string, unknown>, companions: CompanionRows[] = []): Promise<M> {
-    const insert = withCompanionRows(ctx.trx.queryBuilder(), companions, ctx)
-      .insert(this.prototype.$formatDatabaseJson(tenantRow(ctx, row))).into(this.tableName).returning('*');
+    const insert = insertStatement(ctx.trx, { table: this.tableName, rows: [this.prototype.$formatDatabaseJson(tenantRow(ctx, row))] },
+      companionInserts(companions, ctx), { returning: true });
     // Prepared: one text per column set, which a code path keeps; the plan of an INSERT … VALUES
     // has no choice to make, so parsing and planning it anew each time was pure cost.
-    const [stored] = await prepared(insert) as Array<Record<string, unknown>>;
+    const { rows: [stored] } = await prepared(insert) as unknown as { rows: Array<Record<string, unknown>> };
     return this.fromDatabaseJson(stored!) as M;
   }
 }

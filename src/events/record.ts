@@ -1,7 +1,8 @@
 import type { Ctx } from '../core/context.js';
 import { prepared } from '../db/prepared.js';
 import { writeBehind } from '../db/write-behind.js';
-import { withCompanionRows, type CompanionRows } from '../db/companion-rows.js';
+import { companionInserts, type CompanionRows } from '../db/companion-rows.js';
+import { insertStatement } from '../db/insert-statement.js';
 import { tenantRow } from '../db/tenant-scope.js';
 import { eventCompanions, eventConsumers, type EventFacts } from './consumers.js';
 import { EventRecord, type SubjectType } from './models.js';
@@ -50,7 +51,7 @@ export async function recordEvent(ctx: Ctx, input: NewEvent): Promise<EventRecor
   // Prepared: the text depends only on the number of companion rows, which a tenant's endpoints fix.
   // Held and sent with the transaction's next statement (src/db/write-behind.ts): every column is
   // known here, so nothing is read back, and the rows are written before any later statement runs.
-  const insert = withCompanionRows(ctx.trx.queryBuilder(), companions, ctx).insert(row).into('events');
+  const insert = insertStatement(ctx.trx, { table: 'events', rows: [row] }, companionInserts(companions, ctx));
   await writeBehind(prepared(insert));
   const event = storedEvent(row);
   if (ctx.quiet) return event;

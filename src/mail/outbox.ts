@@ -8,6 +8,7 @@ import { scoped } from '../db/tenant-scope.js';
 import { mayNotify, plan, type KnownNames, type Planned } from './recipients.js';
 import { prepared } from '../db/prepared.js';
 import { writeBehind } from '../db/write-behind.js';
+import { insertStatement } from '../db/insert-statement.js';
 import { htmlToText, renderHtml, renderSubject, usesPlaceholder, type Values } from './render.js';
 import { loadMailSettings } from './settings-store.js';
 import { templateFor } from './templates.js';
@@ -100,7 +101,7 @@ async function enqueue(ctx: Ctx, event: EventRecord, ticket: Ticket, planned: Pl
   const messageIds = notifications.map((n) => ({
     tenant_id: ctx.tenantId, id: uuidv7(ctx.now.getTime()), direction: 'out', message_id: n.message_id, ticket_id: ticket.id, from_address: null, created_at: ctx.now,
   }));
-  await writeBehind(prepared(ctx.trx.with('queued', (qb) => qb.insert(notifications).into('notifications')).insert(messageIds).into('mail_message_ids')));
+  await writeBehind(prepared(insertStatement(ctx.trx, { table: 'mail_message_ids', rows: messageIds }, [{ name: 'queued', table: 'notifications', rows: notifications }])));
   return notifications.map((n) => n.id);
 }
 
