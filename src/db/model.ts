@@ -41,9 +41,9 @@ export class TenantModel extends Model {
    * `companions`: rows of other tables written by the same statement (src/db/companion-rows.ts),
    * for ctx's tenant, as given otherwise (no model's JSON columns), and not returned.
    *
-   * Compiled once per shape (src/db/insert-statement.ts) and read back with `fromDatabaseJson`: objection's query builder added ~85 µs
-   * of CPU to each insert (and ~65 µs to each findIn) for nothing these statements use
-   * (docs/performance.md). The row is formatted for the database by objection's own
+   * Compiled once per shape (src/db/insert-statement.ts) and read back with `fromDatabaseJson`:
+   * objection's query builder added ~85 µs of CPU to each insert (and ~65 µs to each findIn) for
+   * nothing these statements use (docs/performance.md). The row is formatted for the database by objection's own
    * `$formatDatabaseJson` (JSON attributes as JSON text), as its insert would.
    */
   static async insertIn<M extends TenantModel>(this: TenantModelClass<M>, ctx: Scope & { now: Date }, row: Record<string, unknown>, companions: CompanionRows[] = []): Promise<M> {
