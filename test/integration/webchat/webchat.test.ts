@@ -3,6 +3,7 @@ import type { Test } from 'tap';
 import { call, secondApp, testApp, tenantFixture, userFixture, type TestEnv } from '../../helpers/app.js';
 import { baseUrlOf, openSse } from '../../helpers/sse.js';
 import type { Config } from '../../../src/core/config.js';
+import type { Clock } from '../../../src/core/clock.js';
 import { chatSweep } from '../../../src/webchat/sweep.js';
 import { VISITOR_MESSAGES_PER_MINUTE } from '../../../src/webchat/visitors.js';
 
@@ -28,8 +29,8 @@ const flow = {
   ],
 };
 
-async function setup(t: Test, options: { bot?: boolean } = {}) {
-  const env = await testApp(t, LONG);
+async function setup(t: Test, options: { bot?: boolean; clock?: Clock } = {}) {
+  const env = await testApp(t, LONG, options.clock ? { clock: options.clock } : {});
   const a = await tenantFixture(env);
   let botFlowId: string | undefined;
   if (options.bot) botFlowId = (await call(env, 'POST', '/bot-flows', { token: a.admin.token, body: flow })).json().id;
@@ -151,7 +152,10 @@ t.test('without a bot: a ticket at once, the offline message, wrong origin and u
 });
 
 t.test('a blocked visitor gets 403; unblocking lets them back; visitors are rate-limited', async (t) => {
-  const { env, a, widget } = await setup(t);
+  // The limit counts per clock minute: on the wall clock, a loop that crossed a minute's end saw its
+  // count start again and never reached the limit. Every request of this test arrives at one instant.
+  const instant = new Date();
+  const { env, a, widget } = await setup(t, { clock: () => instant });
   const started = (await start(env, widget.id, { message: 'hi' })).json();
   const block = await call(env, 'POST', '/webchat/blocks', { token: a.admin.token, body: { visitor_id: started.visitor_id, reason: 'spam' } });
   t.equal(block.statusCode, 201);
