@@ -17,9 +17,16 @@ export function columnList(columns: readonly string[]): string {
   if (sql === undefined) {
     sql = columns.map((column) => {
       if (!IDENTIFIER.test(column)) throw new Error(`columnList: "${column}" is not a plain column name`);
-      return column.split('.').map((part) => `"${part}"`).join('.');
+      return column.split('.').map(quoteName).join('.');
     }).join(', ');
     quoted.set(columns, sql);
   }
   return sql;
 }
+
+/** One plain lower-case name (a table or a column) quoted as knex quotes it; anything else throws. */
+export function quoteName(name: string): string {
+  if (!NAME.test(name)) throw new Error(`"${name}" is not a plain identifier`);
+  return `"${name}"`;
+}
+const NAME = /^[a-z_][a-z0-9_]*$/;

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import KnexRaw from 'knex/lib/raw.js';
+import { quoteName } from './column-list.js';
 
 /**
  * The INSERTs every create and reply writes (a ticket with its first message, an event with its
@@ -33,7 +34,6 @@ interface Shape {
   columns: string[][];
 }
 
-const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 const MAX_SHAPES = 500;
 const shapes = new Map<string, Shape>();
 
@@ -44,26 +44,43 @@ const shapes = new Map<string, Shape>();
  */
 export function insertStatement(trx: Knex | Knex.Transaction, main: InsertPart, withInserts: readonly WithInsert[] = [], options: { returning?: boolean } = {}): Knex.Raw {
   const parts = [...withInserts.filter((part) => part.rows.length), main];
-  const key = shapeKey(parts, options.returning === true);
+  const raws = new RawValues();
+  const key = shapeKey(parts, options.returning === true, raws);
   let shape = shapes.get(key);
   if (!shape) {
     // The shapes are few (a fixed set of code paths and endpoint counts); the bound only guards a leak.
     if (shapes.size >= MAX_SHAPES) shapes.clear();
-    shape = compileShape(parts, options.returning === true);
+    shape = compileShape(parts, options.returning === true, raws);
     shapes.set(key, shape);
   }
   const bindings: unknown[] = [];
   parts.forEach((part, index) => {
     const columns = shape.columns[index]!;
     for (const row of part.rows) {
-      for (const column of columns) bindValue(row[column], bindings);
+      for (const column of columns) bindValue(row[column], bindings, raws);
     }
   });
   return new CompiledRaw((trx as unknown as { client: unknown }).client, shape.sql, bindings) as unknown as Knex.Raw;
 }
 
+/** The knex raws among one call's values, each compiled once (its text goes in the key, its bindings in the values). */
+class RawValues {
+  // Made on the first raw: most calls have none.
+  private compiled?: Map<Knex.Raw, { sql: string; bindings: readonly unknown[] }>;
+
+  of(raw: Knex.Raw): { sql: string; bindings: readonly unknown[] } {
+    this.compiled ??= new Map();
+    let known = this.compiled.get(raw);
+    if (!known) {
+      known = raw.toSQL();
+      this.compiled.set(raw, known);
+    }
+    return known;
+  }
+}
+
 /** What makes two calls one text: tables, each row's columns, and which values are DEFAULT or SQL. */
-function shapeKey(parts: readonly InsertPart[], returning: boolean): string {
+function shapeKey(parts: readonly InsertPart[], returning: boolean, raws: RawValues): string {
   let key = returning ? 'R' : '-';
   for (const part of parts) {
     key += `\u0001${(part as Partial<WithInsert>).name ?? ''}\u0001${part.table}`;
@@ -73,7 +90,7 @@ function shapeKey(parts: readonly InsertPart[], returning: boolean): string {
         const value = row[column];
         key += `\u0003${column}`;
         if (value === undefined) key += '\u0004';
-        else if (isRaw(value)) key += `\u0005${value.toSQL().sql}`;
+        else if (isRaw(value)) key += `\u0005${raws.of(value).sql}`;
         else if (typeof value === 'function' || isQueryBuilder(value)) throw new Error(`insertStatement: ${part.table}.${column} is a subquery, which it does not compile`);
       }
     }
@@ -81,10 +98,10 @@ function shapeKey(parts: readonly InsertPart[], returning: boolean): string {
   return key;
 }
 
-function compileShape(parts: readonly InsertPart[], returning: boolean): Shape {
+function compileShape(parts: readonly InsertPart[], returning: boolean, raws: RawValues): Shape {
   const columns = parts.map(sortedColumns);
-  const inserts = parts.map((part, index) => insertText(part, columns[index]!));
-  const withs = parts.slice(0, -1).map((part, index) => `${quote((part as WithInsert).name)} as (${inserts[index]})`);
+  const inserts = parts.map((part, index) => insertText(part, columns[index]!, raws));
+  const withs = parts.slice(0, -1).map((part, index) => `${quoteName((part as WithInsert).name)} as (${inserts[index]})`);
   const sql = `${withs.length ? `with ${withs.join(', ')} ` : ''}${inserts[inserts.length - 1]}${returning ? ' returning *' : ''}`;
   // Only the columns with a value in some row are bound; DEFAULT and inlined SQL are in the text.
   return { sql, columns };
@@ -98,29 +115,24 @@ function sortedColumns(part: InsertPart): string[] {
   return [...all].sort();
 }
 
-function insertText(part: InsertPart, columns: readonly string[]): string {
+function insertText(part: InsertPart, columns: readonly string[], raws: RawValues): string {
   const rows = part.rows.map((row) => columns.map((column) => {
     const value = row[column];
     if (value === undefined) return 'DEFAULT';
-    if (isRaw(value)) return value.toSQL().sql;
+    if (isRaw(value)) return raws.of(value).sql;
     return '?';
   }).join(', '));
-  return `insert into ${quote(part.table)} (${columns.map(quote).join(', ')}) values (${rows.join('), (')})`;
+  return `insert into ${quoteName(part.table)} (${columns.map(quoteName).join(', ')}) values (${rows.join('), (')})`;
 }
 
-function bindValue(value: unknown, bindings: unknown[]): void {
+function bindValue(value: unknown, bindings: unknown[], raws: RawValues): void {
   if (value === undefined) return;
   if (isRaw(value)) {
-    bindings.push(...value.toSQL().bindings);
+    bindings.push(...raws.of(value).bindings);
     return;
   }
   // A json column's object goes as its JSON text, as knex sends it.
   bindings.push(isPlainObject(value) ? JSON.stringify(value) : value);
-}
-
-function quote(identifier: string): string {
-  if (!IDENTIFIER.test(identifier)) throw new Error(`insertStatement: "${identifier}" is not a plain identifier`);
-  return `"${identifier}"`;
 }
 
 function isRaw(value: unknown): value is Knex.Raw {
@@ -143,15 +155,12 @@ function isPlainObject(value: unknown): boolean {
  * `writeBehind()` marks) are merged as a raw's are.
  */
 class CompiledRaw extends KnexRaw {
-  private readonly compiled: { sql: string; bindings: unknown[] };
-
   constructor(client: unknown, sql: string, bindings: unknown[]) {
     super(client);
-    this.compiled = { sql, bindings };
     this.set(sql, bindings);
   }
 
   override toSQL(): { method: 'raw'; sql: string; bindings: unknown[]; options: Record<string, unknown> } {
-    return { method: 'raw', sql: this.compiled.sql, bindings: this.compiled.bindings, options: Object.assign({}, ...(this._options ?? [])) as Record<string, unknown> };
+    return { method: 'raw', sql: this.sql, bindings: this.bindings, options: Object.assign({}, ...(this._options ?? [])) as Record<string, unknown> };
   }
 }

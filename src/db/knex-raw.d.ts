@@ -2,6 +2,8 @@
 declare module 'knex/lib/raw.js' {
   export default class KnexRaw {
     constructor(client: unknown);
+    sql: string;
+    bindings: unknown[];
     protected _options?: Array<Record<string, unknown>>;
     set(sql: string, bindings: unknown): this;
     toSQL(): unknown;
