@@ -15,10 +15,23 @@ import type { NotificationPreferencesPatch } from '../push/schemas.js';
 /** The caller's own profile (GET/PATCH /auth/me): the user record's profile fields. */
 export type ProfileOut = Static<typeof Profile>;
 
+/**
+ * Profiles already built, per user row object. `GET /auth/me` answers from the row the credential
+ * cache keeps, the same object on every request until the cache forgets it (a new row is read after
+ * any change), and building the profile (twenty-odd fields, four timestamps formatted) was an eighth
+ * of that request's CPU (docs/performance.md). Rows are never changed in place, and the profile is
+ * only serialized, never changed.
+ */
+const built = new WeakMap<UserRow, ProfileOut>();
+
 export function profileOut(user: UserRow): ProfileOut {
+  const known = built.get(user);
+  if (known) return known;
   const full = userOut(user);
   const picked = Object.fromEntries(PROFILE_FIELDS.map((field) => [field, full[field]]));
-  return { ...picked, notification_preferences: preferencesOf((user as { notification_preferences?: unknown }).notification_preferences) } as ProfileOut;
+  const profile = { ...picked, notification_preferences: preferencesOf((user as { notification_preferences?: unknown }).notification_preferences) } as ProfileOut;
+  built.set(user, Object.freeze(profile));
+  return profile;
 }
 
 /**
