@@ -16,21 +16,22 @@ import type { NotificationPreferencesPatch } from '../push/schemas.js';
 export type ProfileOut = Static<typeof Profile>;
 
 /**
- * Profiles already built, per user row object. `GET /auth/me` answers from the row the credential
- * cache keeps, the same object on every request until the cache forgets it (a new row is read after
- * any change), and building the profile (twenty-odd fields, four timestamps formatted) was an eighth
- * of that request's CPU (docs/performance.md). Rows are never changed in place, and the profile is
- * only serialized, never changed.
+ * Profiles already built, per shared user row. `GET /auth/me` answers from the row the credential
+ * cache keeps: frozen, and the same object on every request until the cache forgets it (a new row
+ * is read after any change). Building the profile (twenty-odd fields, four timestamps formatted)
+ * was an eighth of that request's CPU (docs/performance.md). Only frozen rows are kept, so a kept
+ * profile can never go stale; a row read for one call is built from each time.
  */
 const built = new WeakMap<UserRow, ProfileOut>();
 
 export function profileOut(user: UserRow): ProfileOut {
-  const known = built.get(user);
-  if (known) return known;
+  const kept = built.get(user);
+  if (kept) return kept;
   const full = userOut(user);
   const picked = Object.fromEntries(PROFILE_FIELDS.map((field) => [field, full[field]]));
   const profile = { ...picked, notification_preferences: preferencesOf((user as { notification_preferences?: unknown }).notification_preferences) } as ProfileOut;
-  built.set(user, Object.freeze(profile));
+  // Shared between requests, so frozen too.
+  if (Object.isFrozen(user)) built.set(user, Object.freeze(profile));
   return profile;
 }
 
